@@ -1,0 +1,165 @@
+//! `EagerContext`: runs ops one at a time by name with TF attrs, through the kernel cache, on
+//! tensors and resources it owns.
+
+use super::cache_key::{CacheKey, CPU_DEVICE};
+use super::kernel_cache::{CacheOptions, CacheStats, KernelCache};
+use crate::kernels::KernelContext;
+use crate::memory::{self, MemoryReport};
+use crate::ops::{self, AttrValue};
+use crate::resource::{ResourceManager, ScopeId};
+use crate::status::{invalid_argument, Result};
+use crate::tensor::{live_tensors, Tensor};
+
+/// How a model load names the variables it creates (TF before and after its fix for #40171).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResourceNaming {
+    /// A fresh `shared_name` per variable per load: every VarHandleOp has a new cache key.
+    Unique,
+    /// TF's anonymous sentinel: one cached VarHandleOp kernel serves every variable.
+    #[default]
+    Anonymous,
+}
+
+impl ResourceNaming {
+    pub fn parse(s: &str) -> Result<ResourceNaming> {
+        match s {
+            "unique" => Ok(ResourceNaming::Unique),
+            "anonymous" => Ok(ResourceNaming::Anonymous),
+            other => Err(invalid_argument(format!(
+                "resourceNames must be 'unique' or 'anonymous', got '{other}'"
+            ))),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ContextOptions {
+    pub cache: CacheOptions,
+    pub resource_naming: ResourceNaming,
+}
+
+pub struct EagerContext {
+    cache: KernelCache,
+    resources: ResourceManager,
+    naming: ResourceNaming,
+    scope: ScopeId,
+    /// Counter for unique variable names (`Unique` naming).
+    next_unique: u64,
+}
+
+impl Default for EagerContext {
+    fn default() -> Self {
+        Self::new(ContextOptions::default())
+    }
+}
+
+impl EagerContext {
+    pub fn new(options: ContextOptions) -> EagerContext {
+        EagerContext {
+            cache: KernelCache::new(options.cache),
+            resources: ResourceManager::new(),
+            naming: options.resource_naming,
+            scope: ScopeId::ROOT,
+            next_unique: 0,
+        }
+    }
+
+    /// Runs `op` on `inputs` with `attrs` (any order; type attrs inferred from inputs).
+    pub fn execute<S: AsRef<str>>(
+        &mut self,
+        op: &str,
+        inputs: &[Tensor],
+        attrs: impl IntoIterator<Item = (S, AttrValue)>,
+    ) -> Result<Vec<Tensor>> {
+        let def = ops::lookup(op)?;
+        let attrs = ops::resolve_attrs(def, inputs, attrs)?;
+        let kernel = self
+            .cache
+            .get_or_instantiate(CacheKey::new(CPU_DEVICE, attrs))?;
+        let mut kctx = KernelContext {
+            resources: &mut self.resources,
+            scope: self.scope,
+        };
+        kernel
+            .compute(&mut kctx, inputs)
+            .map_err(|e| e.context(def.name))
+    }
+
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    pub fn cache_options(&self) -> &CacheOptions {
+        self.cache.options()
+    }
+
+    pub fn set_cache_options(&mut self, options: CacheOptions) {
+        self.cache.set_options(options);
+    }
+
+    pub fn clear_cache(&mut self) {
+        self.cache.clear();
+    }
+
+    /// Clears the cache and its statistics.
+    pub fn reset_cache(&mut self) {
+        self.cache.reset();
+    }
+
+    pub fn resource_naming(&self) -> ResourceNaming {
+        self.naming
+    }
+
+    pub fn set_resource_naming(&mut self, naming: ResourceNaming) {
+        self.naming = naming;
+    }
+
+    /// A `shared_name` for a new variable under the current naming policy.
+    pub fn variable_shared_name(&mut self, base: &str) -> String {
+        match self.naming {
+            ResourceNaming::Anonymous => crate::resource::ANONYMOUS_NAME.to_string(),
+            ResourceNaming::Unique => {
+                self.next_unique += 1;
+                format!("{base}_{}", self.next_unique)
+            }
+        }
+    }
+
+    pub fn resources(&self) -> &ResourceManager {
+        &self.resources
+    }
+
+    /// A new owner scope for resources (one per model).
+    pub fn new_scope(&mut self) -> ScopeId {
+        self.resources.new_scope()
+    }
+
+    /// Makes `scope` own resources created from now on; returns the previous scope.
+    pub fn enter_scope(&mut self, scope: ScopeId) -> ScopeId {
+        std::mem::replace(&mut self.scope, scope)
+    }
+
+    pub fn current_scope(&self) -> ScopeId {
+        self.scope
+    }
+
+    /// Releases every resource `scope` owns; returns how many.
+    pub fn destroy_scope(&mut self, scope: ScopeId) -> usize {
+        self.resources.destroy_scope(scope)
+    }
+
+    pub fn memory(&self) -> MemoryReport {
+        let (num_tensors, tensor_bytes) = live_tensors();
+        MemoryReport {
+            heap_bytes: memory::heap_bytes(),
+            heap_peak_bytes: memory::heap_peak_bytes(),
+            wasm_memory_bytes: memory::wasm_memory_bytes(),
+            num_tensors,
+            tensor_bytes,
+            num_resources: self.resources.count(),
+            resource_bytes: self.resources.bytes(),
+            cache_entries: self.cache.len(),
+            cache_bytes: self.cache.bytes(),
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! The kernel cache: LRU over `CacheKey`s (the `lru` crate), bounded by entries and/or bytes, with an
+//! exclusion set, exact statistics and a churn warning for ops whose keys never repeat.
+
+use super::cache_key::CacheKey;
+use super::distinct::DistinctCounter;
+use crate::kernels::Kernel;
+use crate::memory::heap_bytes;
+use crate::status::Result;
+use lru::LruCache;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Cache policy; every field can be changed at run time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheOptions {
+    /// `None`: unbounded.
+    pub max_entries: Option<usize>,
+    /// `None`: unbounded.
+    pub max_bytes: Option<usize>,
+    /// Op names never cached (their kernels are made, run and dropped).
+    pub exclude: HashSet<String>,
+}
+
+impl Default for CacheOptions {
+    /// Unbounded, excluding only ops whose key is unique by nature.
+    fn default() -> Self {
+        CacheOptions {
+            max_entries: None,
+            max_bytes: None,
+            exclude: default_exclusions(),
+        }
+    }
+}
+
+/// Ops flagged as having inherently unique keys (TF excludes the analogous tf.data ops).
+pub fn default_exclusions() -> HashSet<String> {
+    let reg = crate::ops::registry();
+    reg.names()
+        .into_iter()
+        .filter(|n| reg.get(n).is_some_and(|d| d.flags.unique_key))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Per-op figures.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OpCacheStats {
+    pub entries: usize,
+    pub bytes: usize,
+    pub hits: u64,
+    pub misses: u64,
+    pub bypassed: u64,
+    pub evictions: u64,
+    /// Distinct keys seen (exact up to 256, then a HyperLogLog estimate).
+    pub distinct_keys: u64,
+    pub distinct_exact: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChurnWarning {
+    pub op: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CacheStats {
+    pub entries: usize,
+    pub bytes: usize,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    pub bypassed: u64,
+    /// Sorted by op name.
+    pub by_op: Vec<(String, OpCacheStats)>,
+    pub warnings: Vec<ChurnWarning>,
+}
+
+/// Churn: at least this many distinct keys...
+const CHURN_MIN_KEYS: u64 = 100;
+/// ...and fewer than 1 hit per this many lookups.
+const CHURN_HIT_RATIO: u64 = 20;
+
+struct Entry {
+    kernel: Rc<dyn Kernel>,
+    bytes: usize,
+}
+
+#[derive(Default)]
+struct OpState {
+    stats: OpCacheStats,
+    distinct: DistinctCounter,
+    excluded: bool,
+}
+
+pub struct KernelCache {
+    lru: LruCache<CacheKey, Entry>,
+    options: CacheOptions,
+    bytes: usize,
+    hits: u64,
+    misses: u64,
+    evictions: u64,
+    bypassed: u64,
+    per_op: HashMap<&'static str, OpState>,
+}
+
+/// Bookkeeping the LRU keeps per entry beyond key and value: list links and a map slot.
+const ENTRY_OVERHEAD: usize =
+    std::mem::size_of::<CacheKey>() + std::mem::size_of::<Entry>() + 4 * std::mem::size_of::<usize>();
+
+impl KernelCache {
+    pub fn new(options: CacheOptions) -> KernelCache {
+        KernelCache {
+            lru: LruCache::unbounded(),
+            options,
+            bytes: 0,
+            hits: 0,
+            misses: 0,
+            evictions: 0,
+            bypassed: 0,
+            per_op: HashMap::new(),
+        }
+    }
+
+    pub fn options(&self) -> &CacheOptions {
+        &self.options
+    }
+
+    /// Applies new options at once: newly excluded ops leave the cache, bounds evict down.
+    pub fn set_options(&mut self, options: CacheOptions) {
+        self.options = options;
+        for (op, st) in self.per_op.iter_mut() {
+            st.excluded = self.options.exclude.contains(*op);
+        }
+        let excluded: Vec<CacheKey> = self
+            .lru
+            .iter()
+            .filter(|(k, _)| self.options.exclude.contains(k.op()))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in excluded {
+            if let Some(e) = self.lru.pop(&k) {
+                self.account_removal(k.op(), e.bytes, true);
+            }
+        }
+        self.enforce_bounds();
+    }
+
+    /// The kernel for `key`: from the cache (hit), made and cached (miss), or made for this call
+    /// only (bypass, for excluded ops).
+    pub fn get_or_instantiate(&mut self, key: CacheKey) -> Result<Rc<dyn Kernel>> {
+        let op = key.op();
+        let exclude = &self.options.exclude;
+        let st = self.per_op.entry(op).or_insert_with(|| OpState {
+            excluded: exclude.contains(op),
+            ..OpState::default()
+        });
+        st.distinct.insert(key.fingerprint());
+        if st.excluded {
+            st.stats.bypassed += 1;
+            self.bypassed += 1;
+            return Ok(Rc::from(key.attrs().def.factory.instantiate(key.attrs())?));
+        }
+        if let Some(e) = self.lru.get(&key) {
+            st.stats.hits += 1;
+            self.hits += 1;
+            return Ok(e.kernel.clone());
+        }
+        st.stats.misses += 1;
+        self.misses += 1;
+        // The kernel's own heap, measured by the counting allocator: exact, not a guess.
+        let before = heap_bytes();
+        let kernel: Rc<dyn Kernel> = Rc::from(key.attrs().def.factory.instantiate(key.attrs())?);
+        let bytes = heap_bytes().saturating_sub(before) + key.heap_bytes() + ENTRY_OVERHEAD;
+        st.stats.entries += 1;
+        st.stats.bytes += bytes;
+        self.bytes += bytes;
+        self.lru.put(
+            key,
+            Entry {
+                kernel: kernel.clone(),
+                bytes,
+            },
+        );
+        self.enforce_bounds();
+        Ok(kernel)
+    }
+
+    fn over_bounds(&self) -> bool {
+        self.options.max_entries.is_some_and(|m| self.lru.len() > m)
+            || self.options.max_bytes.is_some_and(|m| self.bytes > m)
+    }
+
+    fn enforce_bounds(&mut self) {
+        while self.over_bounds() {
+            match self.lru.pop_lru() {
+                Some((k, e)) => self.account_removal(k.op(), e.bytes, true),
+                None => break,
+            }
+        }
+    }
+
+    fn account_removal(&mut self, op: &'static str, bytes: usize, eviction: bool) {
+        self.bytes -= bytes;
+        if let Some(st) = self.per_op.get_mut(op) {
+            st.stats.entries -= 1;
+            st.stats.bytes -= bytes;
+            if eviction {
+                st.stats.evictions += 1;
+            }
+        }
+        if eviction {
+            self.evictions += 1;
+        }
+    }
+
+    /// Drops every entry; counters (hits, misses, ...) are kept, entries and bytes go to zero.
+    pub fn clear(&mut self) {
+        self.lru.clear();
+        // A fresh map releases the table's capacity too.
+        self.lru = LruCache::unbounded();
+        self.bytes = 0;
+        for st in self.per_op.values_mut() {
+            st.stats.entries = 0;
+            st.stats.bytes = 0;
+        }
+    }
+
+    /// Clears entries and every statistic.
+    pub fn reset(&mut self) {
+        self.clear();
+        self.per_op = HashMap::new();
+        self.hits = 0;
+        self.misses = 0;
+        self.evictions = 0;
+        self.bypassed = 0;
+    }
+
+    pub fn len(&self) -> usize {
+        self.lru.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lru.is_empty()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub fn stats(&self) -> CacheStats {
+        let mut by_op: Vec<(String, OpCacheStats)> = self
+            .per_op
+            .iter()
+            .map(|(op, st)| {
+                let mut s = st.stats.clone();
+                s.distinct_keys = st.distinct.count();
+                s.distinct_exact = st.distinct.is_exact();
+                (op.to_string(), s)
+            })
+            .collect();
+        by_op.sort_by(|a, b| a.0.cmp(&b.0));
+        let warnings = by_op
+            .iter()
+            .filter(|(op, _)| !self.per_op[op.as_str()].excluded)
+            .filter_map(|(op, s)| churn_warning(op, s))
+            .collect();
+        CacheStats {
+            entries: self.lru.len(),
+            bytes: self.bytes,
+            hits: self.hits,
+            misses: self.misses,
+            evictions: self.evictions,
+            bypassed: self.bypassed,
+            by_op,
+            warnings,
+        }
+    }
+}
+
+/// The signature of the VarHandleOp leak: keys keep coming, none repeats.
+fn churn_warning(op: &str, s: &OpCacheStats) -> Option<ChurnWarning> {
+    let lookups = s.hits + s.misses;
+    if s.distinct_keys < CHURN_MIN_KEYS || s.hits * CHURN_HIT_RATIO >= lookups {
+        return None;
+    }
+    Some(ChurnWarning {
+        op: op.to_string(),
+        message: format!(
+            "{op}: {}{} distinct keys, {} hits in {} lookups. Its attrs differ on almost every call \
+             (e.g. a unique shared_name per variable), so each call caches a kernel that is never \
+             reused: canonicalize the attrs (anonymous resource names) or exclude the op.",
+            if s.distinct_exact { "" } else { "~" },
+            group_thousands(s.distinct_keys),
+            group_thousands(s.hits),
+            group_thousands(lookups),
+        ),
+    })
+}
+
+fn group_thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

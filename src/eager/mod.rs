@@ -1,0 +1,10 @@
+//! Eager execution: the context, the kernel cache key, the cache with its policies and statistics.
+
+pub mod cache_key;
+mod context;
+mod distinct;
+pub mod kernel_cache;
+
+pub use cache_key::CacheKey;
+pub use context::{ContextOptions, EagerContext, ResourceNaming};
+pub use kernel_cache::{CacheOptions, CacheStats, ChurnWarning, OpCacheStats};

@@ -1,0 +1,19 @@
+//! eager-wasm: an eager TensorFlow-op runtime for WebAssembly with an observable kernel cache.
+
+pub mod eager;
+pub mod kernels;
+pub mod memory;
+pub mod model;
+pub mod ops;
+pub mod resource;
+pub mod status;
+pub mod tensor;
+
+#[cfg(target_arch = "wasm32")]
+mod bindings;
+
+pub use eager::{CacheOptions, CacheStats, ContextOptions, EagerContext, ResourceNaming};
+pub use memory::MemoryReport;
+pub use ops::AttrValue;
+pub use status::{Code, Result, Status};
+pub use tensor::{DType, Shape, Tensor};

@@ -1,0 +1,110 @@
+//! Exact heap accounting: a counting wrapper around the system allocator, and the one memory report
+//! every surface (Rust, JS, demo) shows.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Counts live bytes, the high-water mark and allocation calls. Relaxed atomics: the counters are
+/// statistics, not synchronization, and wasm32 runs them on one thread anyway.
+pub struct CountingAllocator;
+
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+static PEAK_BYTES: AtomicUsize = AtomicUsize::new(0);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+fn record_alloc(size: usize) {
+    let live = LIVE_BYTES.fetch_add(size, Ordering::Relaxed) + size;
+    PEAK_BYTES.fetch_max(live, Ordering::Relaxed);
+    ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+}
+
+fn record_dealloc(size: usize) {
+    LIVE_BYTES.fetch_sub(size, Ordering::Relaxed);
+}
+
+// SAFETY: every method forwards to `System` with the caller's layout unchanged, so `System`'s
+// guarantees carry over; the counters are only updated when the underlying call succeeded.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as ours, forwarded unchanged.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            record_alloc(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as ours, forwarded unchanged.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            record_alloc(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from this allocator (hence from `System`) with this layout.
+        unsafe { System.dealloc(ptr, layout) };
+        record_dealloc(layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: `ptr`/`layout` came from this allocator; `new_size` is the caller's, unchanged.
+        let new_ptr = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new_ptr.is_null() {
+            record_dealloc(layout.size());
+            record_alloc(new_size);
+        }
+        new_ptr
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Live bytes of the Rust heap right now.
+pub fn heap_bytes() -> usize {
+    LIVE_BYTES.load(Ordering::Relaxed)
+}
+
+/// Highest `heap_bytes()` seen since start or the last `reset_heap_peak()`.
+pub fn heap_peak_bytes() -> usize {
+    PEAK_BYTES.load(Ordering::Relaxed)
+}
+
+/// Allocation calls since start (a cheap proxy for allocator pressure on hot paths).
+pub fn allocation_count() -> usize {
+    ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+pub fn reset_heap_peak() {
+    PEAK_BYTES.store(heap_bytes(), Ordering::Relaxed);
+}
+
+/// Reserved linear memory of this wasm instance (grows, never shrinks). Zero off wasm.
+pub fn wasm_memory_bytes() -> usize {
+    #[cfg(target_arch = "wasm32")]
+    {
+        core::arch::wasm32::memory_size(0) * 65536
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}
+
+/// The one memory report. Heap and wasm figures are for the whole instance; tensors are live tensor
+/// buffers of the instance; resources and cache are the reporting context's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryReport {
+    pub heap_bytes: usize,
+    pub heap_peak_bytes: usize,
+    pub wasm_memory_bytes: usize,
+    pub num_tensors: usize,
+    pub tensor_bytes: usize,
+    pub num_resources: usize,
+    pub resource_bytes: usize,
+    pub cache_entries: usize,
+    pub cache_bytes: usize,
+}

@@ -1,0 +1,3 @@
+//! TF.js graph models: manifest, weights, graph, executor.
+
+pub mod weights;

@@ -1,0 +1,241 @@
+//! Op definitions: inputs, attrs with kinds and defaults, and flags, as TF's OpDef declares them.
+//! Definitions live beside their kernels (`kernels/*`), built with the small builder below.
+
+use super::attr::{AttrType, AttrValue};
+use crate::kernels::KernelFactory;
+use crate::tensor::DType;
+
+/// Where an input's dtype comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgType {
+    /// A type attr (e.g. `T`), inferred from the input when not given.
+    Attr(&'static str),
+    Fixed(DType),
+}
+
+/// How many tensors an input takes.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgCount {
+    One,
+    /// `N` tensors of one type; the int attr `N` is inferred.
+    Number(&'static str),
+    /// A list of tensors typed by a `list(type)` attr (IdentityN's `T`).
+    TypeList(&'static str),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ArgDef {
+    pub name: &'static str,
+    pub ty: ArgType,
+    pub count: ArgCount,
+}
+
+/// A default value, in a form that can live in a `static`-like table.
+#[derive(Debug, Clone, Copy)]
+pub enum AttrDefault {
+    Bool(bool),
+    Int(i64),
+    Float(f32),
+    Str(&'static str),
+    Type(DType),
+    Ints(&'static [i64]),
+    EmptyList,
+    UnknownShape,
+}
+
+impl AttrDefault {
+    pub fn value(self, ty: AttrType) -> AttrValue {
+        match self {
+            AttrDefault::Bool(b) => AttrValue::Bool(b),
+            AttrDefault::Int(i) => AttrValue::Int(i),
+            AttrDefault::Float(f) => AttrValue::Float(f),
+            AttrDefault::Str(s) => AttrValue::Str(s.as_bytes().to_vec()),
+            AttrDefault::Type(t) => AttrValue::Type(t),
+            AttrDefault::Ints(l) => AttrValue::ListInt(l.to_vec()),
+            AttrDefault::UnknownShape => AttrValue::Shape(None),
+            AttrDefault::EmptyList => AttrValue::ListInt(Vec::new())
+                .coerce(ty)
+                .unwrap_or(AttrValue::ListInt(Vec::new())),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct AttrDef {
+    pub name: &'static str,
+    pub ty: AttrType,
+    pub default: Option<AttrDefault>,
+    /// For type attrs: the dtypes the op accepts (empty: any).
+    pub allowed: &'static [DType],
+    /// For string attrs: the values the op accepts (empty: any).
+    pub one_of: &'static [&'static str],
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OpFlags {
+    /// Has side effects (resources); never folded or deduplicated.
+    pub stateful: bool,
+    /// Its cache key is unique by nature (e.g. carries a tensor value); excluded from the kernel
+    /// cache by default, like TF's tf.data exclusion list.
+    pub unique_key: bool,
+}
+
+pub struct OpDef {
+    pub name: &'static str,
+    pub inputs: Vec<ArgDef>,
+    pub attrs: Vec<AttrDef>,
+    pub flags: OpFlags,
+    pub factory: KernelFactory,
+}
+
+impl OpDef {
+    pub fn attr_index(&self, name: &str) -> Option<usize> {
+        self.attrs.iter().position(|a| a.name == name)
+    }
+}
+
+/// Builder: `reg.op("MatMul", f).input("a", T).input("b", T).type_attr("T", FLOATS_INTS)...`
+pub struct OpBuilder {
+    def: OpDef,
+}
+
+impl OpBuilder {
+    pub fn new(name: &'static str, factory: KernelFactory) -> OpBuilder {
+        OpBuilder {
+            def: OpDef {
+                name,
+                inputs: Vec::new(),
+                attrs: Vec::new(),
+                flags: OpFlags::default(),
+                factory,
+            },
+        }
+    }
+
+    /// One input typed by attr `ty_attr`.
+    pub fn input(mut self, name: &'static str, ty_attr: &'static str) -> Self {
+        self.def.inputs.push(ArgDef {
+            name,
+            ty: ArgType::Attr(ty_attr),
+            count: ArgCount::One,
+        });
+        self
+    }
+
+    pub fn fixed_input(mut self, name: &'static str, dtype: DType) -> Self {
+        self.def.inputs.push(ArgDef {
+            name,
+            ty: ArgType::Fixed(dtype),
+            count: ArgCount::One,
+        });
+        self
+    }
+
+    /// `N` inputs typed by `ty_attr`; adds the int attr `n_attr` (inferred).
+    pub fn inputs_n(mut self, name: &'static str, n_attr: &'static str, ty_attr: &'static str) -> Self {
+        self.def.inputs.push(ArgDef {
+            name,
+            ty: ArgType::Attr(ty_attr),
+            count: ArgCount::Number(n_attr),
+        });
+        self.attr(n_attr, AttrType::Int, None)
+    }
+
+    /// A list of inputs typed by the `list(type)` attr `types_attr` (added, inferred).
+    pub fn inputs_typed(mut self, name: &'static str, types_attr: &'static str) -> Self {
+        self.def.inputs.push(ArgDef {
+            name,
+            ty: ArgType::Attr(types_attr),
+            count: ArgCount::TypeList(types_attr),
+        });
+        self.attr(types_attr, AttrType::ListType, None)
+    }
+
+    pub fn attr(mut self, name: &'static str, ty: AttrType, default: Option<AttrDefault>) -> Self {
+        self.def.attrs.push(AttrDef {
+            name,
+            ty,
+            default,
+            allowed: &[],
+            one_of: &[],
+        });
+        self
+    }
+
+    /// A type attr with the dtypes it accepts; `default` is used when no input determines it.
+    pub fn type_attr(mut self, name: &'static str, allowed: &'static [DType]) -> Self {
+        self.def.attrs.push(AttrDef {
+            name,
+            ty: AttrType::Type,
+            default: None,
+            allowed,
+            one_of: &[],
+        });
+        self
+    }
+
+    pub fn type_attr_default(self, name: &'static str, allowed: &'static [DType], d: DType) -> Self {
+        let mut b = self.type_attr(name, allowed);
+        if let Some(last) = b.def.attrs.last_mut() {
+            last.default = Some(AttrDefault::Type(d));
+        }
+        b
+    }
+
+    pub fn bool_attr(self, name: &'static str, default: bool) -> Self {
+        self.attr(name, AttrType::Bool, Some(AttrDefault::Bool(default)))
+    }
+
+    pub fn int_attr(self, name: &'static str, default: Option<i64>) -> Self {
+        self.attr(name, AttrType::Int, default.map(AttrDefault::Int))
+    }
+
+    pub fn float_attr(self, name: &'static str, default: f32) -> Self {
+        self.attr(name, AttrType::Float, Some(AttrDefault::Float(default)))
+    }
+
+    pub fn ints_attr(self, name: &'static str, default: Option<&'static [i64]>) -> Self {
+        self.attr(name, AttrType::ListInt, default.map(AttrDefault::Ints))
+    }
+
+    /// A string attr restricted to `one_of` (e.g. padding SAME/VALID/EXPLICIT).
+    pub fn enum_attr(
+        mut self,
+        name: &'static str,
+        one_of: &'static [&'static str],
+        default: Option<&'static str>,
+    ) -> Self {
+        self.def.attrs.push(AttrDef {
+            name,
+            ty: AttrType::String,
+            default: default.map(AttrDefault::Str),
+            allowed: &[],
+            one_of,
+        });
+        self
+    }
+
+    pub fn string_attr(self, name: &'static str, default: Option<&'static str>) -> Self {
+        self.attr(name, AttrType::String, default.map(AttrDefault::Str))
+    }
+
+    pub fn stateful(mut self) -> Self {
+        self.def.flags.stateful = true;
+        self
+    }
+
+    pub fn unique_key(mut self) -> Self {
+        self.def.flags.unique_key = true;
+        self
+    }
+
+    pub fn build(self) -> OpDef {
+        self.def
+    }
+}
+
+/// Common dtype sets for type attrs.
+pub const FLOAT: &[DType] = &[DType::Float32];
+pub const NUMERIC: &[DType] = &[DType::Float32, DType::Int32, DType::Int64];
+pub const INDEX: &[DType] = &[DType::Int32, DType::Int64];
+pub const ANY: &[DType] = &[];

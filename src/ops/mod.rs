@@ -1,0 +1,346 @@
+//! The op framework: attr values, op definitions, the registry, and attr resolution (validate what
+//! the caller set, infer type attrs from inputs, fill defaults) into canonical `NodeAttrs`.
+
+pub mod attr;
+pub mod def;
+
+pub use attr::{AttrType, AttrValue, ShapeAttr};
+pub use def::{ArgCount, ArgType, AttrDef, AttrDefault, OpBuilder, OpDef, OpFlags};
+
+use crate::status::{invalid_argument, not_found, Result};
+use crate::tensor::{DType, Tensor};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+pub struct Registry {
+    ops: HashMap<&'static str, OpDef>,
+}
+
+impl Registry {
+    pub fn add(&mut self, op: OpBuilder) {
+        let def = op.build();
+        self.ops.insert(def.name, def);
+    }
+
+    pub fn get(&self, name: &str) -> Option<&OpDef> {
+        self.ops.get(name)
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut v: Vec<_> = self.ops.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+/// The process-wide op registry, built once from every kernel family.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut reg = Registry {
+            ops: HashMap::new(),
+        };
+        crate::kernels::register_all(&mut reg);
+        reg
+    })
+}
+
+/// Looks an op up, or NotFound naming it.
+pub fn lookup(name: &str) -> Result<&'static OpDef> {
+    registry()
+        .get(name)
+        .ok_or_else(|| not_found(format!("op '{name}' is not registered in eager-wasm")))
+}
+
+/// Attrs of one op invocation, complete and in the op's declared order: that order is canonical, so
+/// two invocations with the same attrs in any order produce equal `NodeAttrs`.
+#[derive(Clone)]
+pub struct NodeAttrs {
+    pub def: &'static OpDef,
+    values: Vec<AttrValue>,
+}
+
+impl PartialEq for NodeAttrs {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.def, other.def) && self.values == other.values
+    }
+}
+
+impl Eq for NodeAttrs {}
+
+impl std::fmt::Debug for NodeAttrs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for (d, v) in self.def.attrs.iter().zip(&self.values) {
+            m.entry(&d.name, v);
+        }
+        m.finish()
+    }
+}
+
+impl NodeAttrs {
+    pub fn op(&self) -> &'static str {
+        self.def.name
+    }
+
+    /// (name, value) pairs in canonical order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &AttrValue)> {
+        self.def.attrs.iter().map(|d| d.name).zip(self.values.iter())
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        self.values.capacity() * std::mem::size_of::<AttrValue>()
+            + self.values.iter().map(AttrValue::heap_bytes).sum::<usize>()
+    }
+
+    pub fn get(&self, name: &str) -> Result<&AttrValue> {
+        self.def
+            .attr_index(name)
+            .map(|i| &self.values[i])
+            .ok_or_else(|| invalid_argument(format!("op {} has no attr '{name}'", self.def.name)))
+    }
+
+    fn wrong(&self, name: &str, want: &str) -> crate::status::Status {
+        invalid_argument(format!("attr '{name}' of op {} must be {want}", self.def.name))
+    }
+
+    pub fn bool(&self, name: &str) -> Result<bool> {
+        match self.get(name)? {
+            AttrValue::Bool(b) => Ok(*b),
+            _ => Err(self.wrong(name, "a bool")),
+        }
+    }
+
+    pub fn int(&self, name: &str) -> Result<i64> {
+        match self.get(name)? {
+            AttrValue::Int(i) => Ok(*i),
+            _ => Err(self.wrong(name, "an int")),
+        }
+    }
+
+    pub fn float(&self, name: &str) -> Result<f32> {
+        match self.get(name)? {
+            AttrValue::Float(f) => Ok(*f),
+            _ => Err(self.wrong(name, "a float")),
+        }
+    }
+
+    pub fn dtype(&self, name: &str) -> Result<DType> {
+        match self.get(name)? {
+            AttrValue::Type(t) => Ok(*t),
+            _ => Err(self.wrong(name, "a type")),
+        }
+    }
+
+    pub fn string(&self, name: &str) -> Result<String> {
+        match self.get(name)? {
+            AttrValue::Str(s) => Ok(String::from_utf8_lossy(s).into_owned()),
+            _ => Err(self.wrong(name, "a string")),
+        }
+    }
+
+    pub fn ints(&self, name: &str) -> Result<&[i64]> {
+        match self.get(name)? {
+            AttrValue::ListInt(l) => Ok(l),
+            _ => Err(self.wrong(name, "a list of ints")),
+        }
+    }
+
+    pub fn floats(&self, name: &str) -> Result<&[f32]> {
+        match self.get(name)? {
+            AttrValue::ListFloat(l) => Ok(l),
+            _ => Err(self.wrong(name, "a list of floats")),
+        }
+    }
+
+    pub fn strings(&self, name: &str) -> Result<Vec<String>> {
+        match self.get(name)? {
+            AttrValue::ListStr(l) => Ok(l
+                .iter()
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()),
+            _ => Err(self.wrong(name, "a list of strings")),
+        }
+    }
+
+    pub fn shape(&self, name: &str) -> Result<&ShapeAttr> {
+        match self.get(name)? {
+            AttrValue::Shape(s) => Ok(s),
+            _ => Err(self.wrong(name, "a shape")),
+        }
+    }
+
+    pub fn tensor(&self, name: &str) -> Result<&Tensor> {
+        match self.get(name)? {
+            AttrValue::Tensor(t) => Ok(t),
+            _ => Err(self.wrong(name, "a tensor")),
+        }
+    }
+}
+
+/// Validates caller attrs against `def`, infers type and count attrs from `inputs`, fills defaults.
+/// Attrs whose name starts with `_` are TF-internal annotations and are ignored.
+pub fn resolve_attrs<S: AsRef<str>>(
+    def: &'static OpDef,
+    inputs: &[Tensor],
+    given: impl IntoIterator<Item = (S, AttrValue)>,
+) -> Result<NodeAttrs> {
+    let op = def.name;
+    let mut slots: Vec<Option<AttrValue>> = vec![None; def.attrs.len()];
+    for (name, value) in given {
+        let name = name.as_ref();
+        let Some(i) = def.attr_index(name) else {
+            if name.starts_with('_') {
+                continue;
+            }
+            let known: Vec<_> = def.attrs.iter().map(|a| a.name).collect();
+            return Err(invalid_argument(format!(
+                "op {op} has no attr '{name}' (its attrs: {})",
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            )));
+        };
+        let spec = &def.attrs[i];
+        let value = value.coerce(spec.ty).map_err(|v| {
+            invalid_argument(format!(
+                "attr '{name}' of op {op} must be {}, got {} {}",
+                spec.ty.name(),
+                v.attr_type().name(),
+                v.describe()
+            ))
+        })?;
+        check_one_of(op, spec, &value)?;
+        slots[i] = Some(value);
+    }
+    bind_inputs(def, inputs, &mut slots)?;
+    let mut values = Vec::with_capacity(slots.len());
+    for (spec, slot) in def.attrs.iter().zip(slots) {
+        let v = match slot {
+            Some(v) => v,
+            None => match spec.default {
+                Some(d) => d.value(spec.ty),
+                None => {
+                    return Err(invalid_argument(format!(
+                        "op {op} requires attr '{}' ({})",
+                        spec.name,
+                        spec.ty.name()
+                    )))
+                }
+            },
+        };
+        if let AttrValue::Type(t) = v {
+            if !spec.allowed.is_empty() && !spec.allowed.contains(&t) {
+                let allowed: Vec<_> = spec.allowed.iter().map(|d| d.name()).collect();
+                return Err(invalid_argument(format!(
+                    "op {op} does not support {t} for attr '{}' (supported: {})",
+                    spec.name,
+                    allowed.join(", ")
+                )));
+            }
+        }
+        values.push(v);
+    }
+    Ok(NodeAttrs { def, values })
+}
+
+fn check_one_of(op: &str, spec: &AttrDef, value: &AttrValue) -> Result<()> {
+    if let (false, AttrValue::Str(s)) = (spec.one_of.is_empty(), value) {
+        if !spec.one_of.iter().any(|o| o.as_bytes() == s.as_slice()) {
+            return Err(invalid_argument(format!(
+                "attr '{}' of op {op} must be one of {}, got \"{}\"",
+                spec.name,
+                spec.one_of.join(", "),
+                String::from_utf8_lossy(s)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Splits `inputs` over the declared args and infers/checks their type and count attrs.
+fn bind_inputs(def: &OpDef, inputs: &[Tensor], slots: &mut [Option<AttrValue>]) -> Result<()> {
+    let op = def.name;
+    let fixed = def
+        .inputs
+        .iter()
+        .filter(|a| matches!(a.count, ArgCount::One))
+        .count();
+    let has_list = fixed < def.inputs.len();
+    if (!has_list && inputs.len() != fixed) || inputs.len() < fixed {
+        let names: Vec<_> = def.inputs.iter().map(|a| a.name).collect();
+        return Err(invalid_argument(format!(
+            "op {op} expects {}{fixed} input{} ({}), got {}",
+            if has_list { "at least " } else { "" },
+            if fixed == 1 { "" } else { "s" },
+            names.join(", "),
+            inputs.len()
+        )));
+    }
+    let list_len = inputs.len() - fixed;
+    let mut pos = 0;
+    for arg in &def.inputs {
+        let n = match arg.count {
+            ArgCount::One => 1,
+            _ => list_len,
+        };
+        let group = &inputs[pos..pos + n];
+        pos += n;
+        match (arg.count, arg.ty) {
+            (ArgCount::TypeList(attr), _) => {
+                let types: Vec<DType> = group.iter().map(Tensor::dtype).collect();
+                bind_attr(def, slots, attr, AttrValue::ListType(types), arg.name)?;
+            }
+            (count, ty) => {
+                if let ArgCount::Number(n_attr) = count {
+                    if group.is_empty() {
+                        return Err(invalid_argument(format!(
+                            "op {op} needs at least one '{}' input",
+                            arg.name
+                        )));
+                    }
+                    bind_attr(def, slots, n_attr, AttrValue::Int(n as i64), arg.name)?;
+                }
+                for t in group {
+                    match ty {
+                        ArgType::Fixed(d) if t.dtype() != d => {
+                            return Err(invalid_argument(format!(
+                                "input '{}' of op {op} must be {d}, got {}",
+                                arg.name,
+                                t.dtype()
+                            )))
+                        }
+                        ArgType::Fixed(_) => {}
+                        ArgType::Attr(attr) => {
+                            bind_attr(def, slots, attr, AttrValue::Type(t.dtype()), arg.name)?
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn bind_attr(
+    def: &OpDef,
+    slots: &mut [Option<AttrValue>],
+    attr: &str,
+    inferred: AttrValue,
+    input: &str,
+) -> Result<()> {
+    let i = def
+        .attr_index(attr)
+        .ok_or_else(|| invalid_argument(format!("op {} declares no attr '{attr}'", def.name)))?;
+    match &slots[i] {
+        Some(v) if *v != inferred => Err(invalid_argument(format!(
+            "input '{input}' of op {} does not match attr '{attr}': inputs imply {}, attr says {}",
+            def.name,
+            inferred.describe(),
+            v.describe()
+        ))),
+        Some(_) => Ok(()),
+        None => {
+            slots[i] = Some(inferred);
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Element types, with the names TF (`DT_FLOAT`), TF.js (`float32`) and the byte sizes.
+
+use crate::status::{invalid_argument, Result};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Float32,
+    Int32,
+    Int64,
+    Bool,
+    /// A handle to a resource (a variable); the tensor holds one handle, not data.
+    Resource,
+}
+
+impl DType {
+    pub const ALL: [DType; 5] = [
+        DType::Float32,
+        DType::Int32,
+        DType::Int64,
+        DType::Bool,
+        DType::Resource,
+    ];
+
+    pub fn size_of(self) -> usize {
+        match self {
+            DType::Float32 | DType::Int32 => 4,
+            DType::Int64 => 8,
+            DType::Bool => 1,
+            DType::Resource => std::mem::size_of::<crate::resource::ResourceHandle>(),
+        }
+    }
+
+    /// TF.js / JS name.
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Float32 => "float32",
+            DType::Int32 => "int32",
+            DType::Int64 => "int64",
+            DType::Bool => "bool",
+            DType::Resource => "resource",
+        }
+    }
+
+    /// TF enum name, as in AttrValue JSON (`{"type":"DT_FLOAT"}`).
+    pub fn tf_name(self) -> &'static str {
+        match self {
+            DType::Float32 => "DT_FLOAT",
+            DType::Int32 => "DT_INT32",
+            DType::Int64 => "DT_INT64",
+            DType::Bool => "DT_BOOL",
+            DType::Resource => "DT_RESOURCE",
+        }
+    }
+
+    /// Accepts either naming (`float32`, `DT_FLOAT`, `float`).
+    pub fn parse(s: &str) -> Result<DType> {
+        Ok(match s {
+            "float32" | "float" | "DT_FLOAT" => DType::Float32,
+            "int32" | "DT_INT32" => DType::Int32,
+            "int64" | "DT_INT64" => DType::Int64,
+            "bool" | "DT_BOOL" => DType::Bool,
+            "resource" | "DT_RESOURCE" => DType::Resource,
+            other => {
+                return Err(invalid_argument(format!(
+                    "unsupported dtype '{other}' (supported: float32, int32, int64, bool)"
+                )))
+            }
+        })
+    }
+
+    pub fn is_numeric(self) -> bool {
+        matches!(self, DType::Float32 | DType::Int32 | DType::Int64)
+    }
+}
+
+impl std::fmt::Display for DType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,338 @@
+//! Tensors: a validated shape over a ref-counted buffer, so outputs can alias inputs (Identity,
+//! Reshape) and the last owner frees the memory.
+
+mod dtype;
+mod shape;
+
+pub use dtype::DType;
+pub use shape::{Shape, MAX_ELEMENTS};
+
+use crate::resource::ResourceHandle;
+use crate::status::{invalid_argument, resource_exhausted, Result};
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// Typed element storage.
+#[derive(Debug)]
+pub enum Data {
+    F32(Vec<f32>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    Bool(Vec<bool>),
+    Resource(ResourceHandle),
+}
+
+impl Data {
+    pub fn dtype(&self) -> DType {
+        match self {
+            Data::F32(_) => DType::Float32,
+            Data::I32(_) => DType::Int32,
+            Data::I64(_) => DType::Int64,
+            Data::Bool(_) => DType::Bool,
+            Data::Resource(_) => DType::Resource,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Data::F32(v) => v.len(),
+            Data::I32(v) => v.len(),
+            Data::I64(v) => v.len(),
+            Data::Bool(v) => v.len(),
+            Data::Resource(_) => 1,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn byte_len(&self) -> usize {
+        self.len() * self.dtype().size_of()
+    }
+}
+
+thread_local! {
+    static LIVE_TENSORS: Cell<usize> = const { Cell::new(0) };
+    static LIVE_TENSOR_BYTES: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Live tensor buffers (not tensor views: two tensors sharing one buffer count once) and their bytes.
+pub fn live_tensors() -> (usize, usize) {
+    (
+        LIVE_TENSORS.with(Cell::get),
+        LIVE_TENSOR_BYTES.with(Cell::get),
+    )
+}
+
+/// A buffer that counts itself in the live-tensor figures for as long as it exists.
+#[derive(Debug)]
+pub struct Buffer {
+    data: Data,
+}
+
+impl Buffer {
+    fn new(data: Data) -> Buffer {
+        let bytes = data.byte_len();
+        LIVE_TENSORS.with(|c| c.set(c.get() + 1));
+        LIVE_TENSOR_BYTES.with(|c| c.set(c.get() + bytes));
+        Buffer { data }
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        let bytes = self.data.byte_len();
+        LIVE_TENSORS.with(|c| c.set(c.get() - 1));
+        LIVE_TENSOR_BYTES.with(|c| c.set(c.get() - bytes));
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Tensor {
+    shape: Shape,
+    buffer: Rc<Buffer>,
+}
+
+/// Element types with a storage variant; lets dtype-agnostic kernels be written once.
+pub trait Element: Copy + Default + PartialEq + std::fmt::Debug + 'static {
+    const DTYPE: DType;
+    fn slice(data: &Data) -> Option<&[Self]>;
+    fn wrap(v: Vec<Self>) -> Data;
+}
+
+macro_rules! element {
+    ($t:ty, $variant:ident, $dtype:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dtype;
+            fn slice(data: &Data) -> Option<&[Self]> {
+                match data {
+                    Data::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn wrap(v: Vec<Self>) -> Data {
+                Data::$variant(v)
+            }
+        }
+    };
+}
+element!(f32, F32, Float32);
+element!(i32, I32, Int32);
+element!(i64, I64, Int64);
+element!(bool, Bool, Bool);
+
+/// Allocates `n` default elements, turning allocation failure into ResourceExhausted instead of an
+/// abort (a wasm memory that cannot grow must not take the instance down).
+pub fn try_alloc<T: Element>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        resource_exhausted(format!(
+            "out of memory allocating {} bytes for a {} tensor",
+            n.saturating_mul(std::mem::size_of::<T>()),
+            T::DTYPE
+        ))
+    })?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
+/// Allocates room for `n` elements without initializing the length (for push-style kernels).
+pub fn try_with_capacity<T: Element>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        resource_exhausted(format!(
+            "out of memory allocating {} bytes for a {} tensor",
+            n.saturating_mul(std::mem::size_of::<T>()),
+            T::DTYPE
+        ))
+    })?;
+    Ok(v)
+}
+
+impl Tensor {
+    /// Wraps data whose length must match the shape.
+    pub fn new(shape: Shape, data: Data) -> Result<Tensor> {
+        let expected = match data {
+            Data::Resource(_) => 1,
+            _ => shape.num_elements(),
+        };
+        if data.len() != expected {
+            return Err(invalid_argument(format!(
+                "{} values given for shape {shape} ({expected} expected)",
+                data.len()
+            )));
+        }
+        Ok(Tensor {
+            shape,
+            buffer: Rc::new(Buffer::new(data)),
+        })
+    }
+
+    pub fn from_vec<T: Element>(shape: Shape, v: Vec<T>) -> Result<Tensor> {
+        Tensor::new(shape, T::wrap(v))
+    }
+
+    pub fn from_slice<T: Element>(dims: &[usize], v: &[T]) -> Result<Tensor> {
+        let mut data = try_with_capacity::<T>(v.len())?;
+        data.extend_from_slice(v);
+        Tensor::from_vec(Shape::new(dims.to_vec())?, data)
+    }
+
+    pub fn scalar<T: Element>(v: T) -> Tensor {
+        Tensor {
+            shape: Shape::scalar(),
+            buffer: Rc::new(Buffer::new(T::wrap(vec![v]))),
+        }
+    }
+
+    pub fn resource(handle: ResourceHandle) -> Tensor {
+        Tensor {
+            shape: Shape::scalar(),
+            buffer: Rc::new(Buffer::new(Data::Resource(handle))),
+        }
+    }
+
+    /// A zero-filled tensor of any non-resource dtype.
+    pub fn zeros(dtype: DType, shape: Shape) -> Result<Tensor> {
+        let n = shape.num_elements();
+        let data = match dtype {
+            DType::Float32 => Data::F32(try_alloc(n)?),
+            DType::Int32 => Data::I32(try_alloc(n)?),
+            DType::Int64 => Data::I64(try_alloc(n)?),
+            DType::Bool => Data::Bool(try_alloc(n)?),
+            DType::Resource => {
+                return Err(invalid_argument("cannot create a zero resource tensor"))
+            }
+        };
+        Tensor::new(shape, data)
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.buffer.data.dtype()
+    }
+
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    pub fn dims(&self) -> &[usize] {
+        self.shape.dims()
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    pub fn num_elements(&self) -> usize {
+        self.shape.num_elements()
+    }
+
+    pub fn byte_len(&self) -> usize {
+        self.buffer.data.byte_len()
+    }
+
+    pub fn data(&self) -> &Data {
+        &self.buffer.data
+    }
+
+    /// The elements as `T`, or InvalidArgument naming both dtypes.
+    pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
+        T::slice(&self.buffer.data).ok_or_else(|| {
+            invalid_argument(format!(
+                "expected a {} tensor, got {}",
+                T::DTYPE,
+                self.dtype()
+            ))
+        })
+    }
+
+    pub fn f32s(&self) -> Result<&[f32]> {
+        self.as_slice::<f32>()
+    }
+
+    pub fn resource_handle(&self) -> Result<ResourceHandle> {
+        match self.buffer.data {
+            Data::Resource(h) => Ok(h),
+            _ => Err(invalid_argument(format!(
+                "expected a resource handle, got a {} tensor",
+                self.dtype()
+            ))),
+        }
+    }
+
+    /// Reads an integer tensor (int32 or int64) as i64s: shapes, axes, begin/end vectors.
+    pub fn to_i64_vec(&self) -> Result<Vec<i64>> {
+        match &self.buffer.data {
+            Data::I32(v) => Ok(v.iter().map(|&x| x as i64).collect()),
+            Data::I64(v) => Ok(v.clone()),
+            _ => Err(invalid_argument(format!(
+                "expected an int32 or int64 tensor, got {}",
+                self.dtype()
+            ))),
+        }
+    }
+
+    /// Same buffer, new shape (Reshape, ExpandDims, Squeeze alias their input).
+    pub fn reshaped(&self, shape: Shape) -> Result<Tensor> {
+        if shape.num_elements() != self.num_elements() {
+            return Err(invalid_argument(format!(
+                "cannot reshape a tensor of {} elements (shape {}) to shape {shape}",
+                self.num_elements(),
+                self.shape
+            )));
+        }
+        Ok(Tensor {
+            shape,
+            buffer: self.buffer.clone(),
+        })
+    }
+
+    /// True when both tensors view one buffer.
+    pub fn shares_buffer(&self, other: &Tensor) -> bool {
+        Rc::ptr_eq(&self.buffer, &other.buffer)
+    }
+
+    /// Takes the data out if this is the only owner, for in-place reuse by elementwise kernels.
+    pub fn try_into_data(self) -> std::result::Result<Data, Tensor> {
+        let shape = self.shape;
+        match Rc::try_unwrap(self.buffer) {
+            Ok(mut buffer) => {
+                let data = std::mem::replace(&mut buffer.data, Data::Bool(Vec::new()));
+                // The Drop of `buffer` now subtracts an empty buffer; correct the live bytes for
+                // the data we took, which is counted again when it is wrapped anew.
+                LIVE_TENSOR_BYTES.with(|c| c.set(c.get() - data.byte_len()));
+                Ok(data)
+            }
+            Err(buffer) => Err(Tensor { shape, buffer }),
+        }
+    }
+}
+
+/// Runs `$body` with `$T` bound to the Rust element type of `$dtype` (not Resource).
+#[macro_export]
+macro_rules! with_dtype {
+    ($dtype:expr, $T:ident, $body:block) => {
+        match $dtype {
+            $crate::tensor::DType::Float32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::tensor::DType::Int32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::tensor::DType::Int64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::tensor::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::tensor::DType::Resource => Err($crate::status::invalid_argument(
+                "this op does not accept resource tensors",
+            )),
+        }
+    };
+}

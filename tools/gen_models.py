@@ -1,0 +1,506 @@
+#!/usr/bin/env python3
+"""Generate the TF.js graph model fixtures under tests/fixtures/models/.
+
+Run with the TensorFlow venv described in tools/README.md:
+
+    /tmp/tfenv/bin/python tools/gen_models.py [name ...]
+
+For every model: build it (tf_keras or tf.Module) with fixed seeds, save a
+SavedModel to a temp dir, run its serving signature on a seeded random input
+(reference.json), convert it with tensorflowjs_converter
+(--input_format=tf_saved_model --output_format=tfjs_graph_model), copy
+model.json + shards to tests/fixtures/models/<name>/, and re-run the converted
+graph in TF (tools/tfjs_graph.py) to check it agrees with the reference.
+Quantized variants also get reference_dequantized.json: the converted graph's
+outputs with weights dequantized exactly as TF.js does.
+Finally tests/fixtures/models/ops_coverage.txt lists each model's ops.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import tf_keras as keras  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_io  # noqa: E402
+import tfjs_graph  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(REPO, "tests", "fixtures", "models")
+L = keras.layers
+
+
+def seed(s):
+    keras.utils.set_random_seed(s)
+
+
+# --------------------------------------------------------------------------
+# Models.  Each builder returns (saveable, {signature input key: np array}).
+# A saveable is a tf_keras Model or a tf.Module with a `serve` tf.function.
+# --------------------------------------------------------------------------
+
+
+def randomize_biases(model, seed_):
+    """Keras biases start at zero and grappler drops `+ 0`; make them non-zero."""
+    rng = np.random.default_rng(seed_)
+    for layer in model.layers:
+        b = getattr(layer, "bias", None)
+        if b is not None:
+            b.assign(rng.normal(0, 0.1, b.shape).astype(np.float32))
+    return model
+
+
+def build_mlp():
+    seed(1)
+    x = keras.Input((784,), name="x")
+    h = L.Dense(128, activation="relu")(x)
+    h = L.Dense(64, activation="relu")(h)
+    y = L.Dense(10, activation="softmax", name="y")(h)
+    m = randomize_biases(keras.Model(x, y), 999)
+    rng = np.random.default_rng(101)
+    return m, {"x": rng.random((2, 784), dtype=np.float32)}
+
+
+def build_cnn():
+    seed(2)
+    x = keras.Input((28, 28, 1), name="x")
+    h = L.Conv2D(8, 3, activation="relu")(x)
+    h = L.MaxPooling2D(2)(h)
+    h = L.Conv2D(16, 3, padding="same", activation="relu")(h)
+    h = L.AveragePooling2D(2)(h)
+    h = L.Flatten()(h)
+    y = L.Dense(10, name="y")(h)
+    m = randomize_biases(keras.Model(x, y), 999)
+    rng = np.random.default_rng(102)
+    return m, {"x": rng.random((2, 28, 28, 1), dtype=np.float32)}
+
+
+def _randomize_bn(model, rng):
+    for layer in model.layers:
+        if isinstance(layer, L.BatchNormalization):
+            c = layer.gamma.shape[0]
+            layer.set_weights([
+                rng.uniform(0.5, 1.5, c).astype(np.float32),   # gamma
+                rng.normal(0, 0.2, c).astype(np.float32),      # beta
+                rng.normal(0, 0.3, c).astype(np.float32),      # moving_mean
+                rng.uniform(0.5, 2.0, c).astype(np.float32),   # moving_variance
+            ])
+
+
+def build_mobilenet():
+    seed(3)
+    relu6 = lambda: L.ReLU(6.0)  # noqa: E731
+
+    def block(h, expand, out, stride=1, padding="same", residual=False, name=""):
+        inp = h
+        h = L.Conv2D(expand, 1, use_bias=False, name=name + "_expand")(h)
+        h = L.BatchNormalization(epsilon=1e-3, name=name + "_expand_bn")(h)
+        h = relu6()(h)
+        h = L.DepthwiseConv2D(3, strides=stride, padding=padding, use_bias=False,
+                              name=name + "_dw")(h)
+        h = L.BatchNormalization(epsilon=1e-3, name=name + "_dw_bn")(h)
+        h = relu6()(h)
+        h = L.Conv2D(out, 1, use_bias=False, name=name + "_project")(h)
+        h = L.BatchNormalization(epsilon=1e-3, name=name + "_project_bn")(h)
+        if residual:
+            h = L.Add(name=name + "_add")([inp, h])
+        return h
+
+    x = keras.Input((32, 32, 3), name="x")
+    h = L.Conv2D(16, 3, strides=2, padding="same", use_bias=False, name="stem")(x)
+    h = L.BatchNormalization(epsilon=1e-3, name="stem_bn")(h)
+    h = relu6()(h)                                                    # 16x16x16
+    h = block(h, 48, 16, residual=True, name="b1")                    # 16x16x16
+    h = block(h, 64, 24, stride=2, name="b2")                         # 8x8x24
+    h = block(h, 72, 24, residual=True, name="b3")                    # 8x8x24
+    h = block(h, 72, 32, padding="valid", name="b4")                  # 6x6x32
+    h = L.Conv2D(64, 1, use_bias=False, name="head")(h)
+    h = L.BatchNormalization(epsilon=1e-3, name="head_bn")(h)
+    h = relu6()(h)
+    h = L.GlobalAveragePooling2D()(h)
+    y = L.Dense(10, activation="softmax", name="y")(h)
+    m = randomize_biases(keras.Model(x, y), 999)
+    _randomize_bn(m, np.random.default_rng(303))
+    rng = np.random.default_rng(103)
+    return m, {"x": rng.normal(size=(1, 32, 32, 3)).astype(np.float32)}
+
+
+class TensorOps(tf.Module):
+    """Layout / indexing ops."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(404)
+        self.w = tf.Variable(rng.normal(size=(2, 5, 7)).astype(np.float32))
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None, 4, 6, 8], tf.float32, name="x"),
+        tf.TensorSpec([None, 3, 5], tf.float32, name="m"),
+    ])
+    def serve(self, x, m):
+        out = {}
+        r = tf.reshape(x, [-1, 4, 48])                               # Reshape
+        t = tf.transpose(x, [0, 3, 1, 2])                            # Transpose [N,8,4,6]
+        c = tf.concat([x, tf.sin(x)], axis=-1)                       # ConcatV2 [N,4,6,16]
+        s1 = c[:, ::-1, 1:-1:2, -3:]                                 # StridedSlice neg stride
+        s2 = x[:, 1, tf.newaxis, -3:, ::3]                           # shrink + new axis + step
+        s3 = x[..., -1]                                              # ellipsis + shrink
+        parts = tf.split(c, 4, axis=3)                               # Split
+        p2 = tf.split(c, [3, 5, -1], axis=-1)                        # SplitV
+        st = tf.stack([parts[0], parts[3]], axis=1)                  # Pack [N,2,4,6,4]
+        un = tf.unstack(t, axis=1)                                   # Unpack 8 x [N,4,6]
+        out["layout"] = tf.concat([
+            tf.reshape(r, [-1]), tf.reshape(t, [-1]), tf.reshape(s1, [-1]),
+            tf.reshape(s2, [-1]), tf.reshape(s3, [-1]), tf.reshape(st, [-1]),
+            tf.reshape(p2[1], [-1]), tf.reshape(p2[2], [-1]),
+            tf.reshape(un[2] - un[5], [-1]),
+        ], axis=0)
+        # batched matmul, adjoint flags, broadcast of batch dims
+        mm1 = tf.linalg.matmul(m, m, adjoint_b=True)                 # [N,3,3]
+        mm2 = tf.linalg.matmul(m, m, adjoint_a=True)                 # [N,5,5]
+        mm3 = tf.linalg.matmul(m, tf.transpose(self.w[:1], [0, 1, 2]))  # [N,3,7] bcast
+        out["matmul"] = tf.concat([tf.reshape(mm1, [-1]), tf.reshape(mm2, [-1]),
+                                   tf.reshape(mm3, [-1])], axis=0)
+        # pads, tile, gather, resize, cast
+        pc = tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]])                       # Pad
+        pv = tf.pad(x, [[0, 0], [1, 0], [0, 1], [0, 0]], constant_values=1.5)  # PadV2
+        pr = tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]], mode="REFLECT")       # MirrorPad
+        ps = tf.pad(x, [[0, 0], [2, 1], [0, 2], [0, 0]], mode="SYMMETRIC")     # MirrorPad
+        tl = tf.tile(s3, [1, 2, 3])                                            # Tile
+        g1 = tf.gather(x, [5, 0, 2, 2], axis=2)                                # GatherV2
+        g2 = tf.gather(x, [[1, 0], [3, 3]], axis=-1)
+        rz = tf.image.resize(x, [7, 11], method="bilinear")                    # half_pixel
+        rz2 = tf.compat.v1.image.resize_bilinear(x, [9, 5], align_corners=True)
+        ci = tf.cast(tf.cast(x * 3.0, tf.int32), tf.float32)                   # Cast f->i->f
+        cb = tf.cast(x > 0.5, tf.float32)                                      # Cast b->f
+        out["pad_tile_gather"] = tf.concat([
+            tf.reshape(v, [-1]) for v in (pc, pv, pr, ps, tl, g1, g2, rz, rz2, ci, cb)
+        ], axis=0)
+        return out
+
+
+class TensorOps2(tf.Module):
+    """Math, reductions, layer norm, select, activations."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln = L.LayerNormalization(axis=-1, epsilon=1e-6)
+        self.ln.build([None, 5, 12])
+        rng = np.random.default_rng(405)
+        self.ln.set_weights([rng.uniform(0.5, 1.5, 12).astype(np.float32),
+                             rng.normal(0, 0.2, 12).astype(np.float32)])
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None, 5, 12], tf.float32, name="x"),
+        tf.TensorSpec([None, 1, 12], tf.float32, name="y"),
+    ])
+    def serve(self, x, y):
+        out = {}
+        red = [
+            tf.reduce_mean(x, axis=-1),
+            tf.reduce_sum(x, axis=[1, -1], keepdims=True),
+            tf.reduce_max(x, axis=-2, keepdims=True),
+            tf.reduce_min(x, axis=1),
+            tf.reduce_prod(x[:, :, :4] * 0.5 + 1.0, axis=-1),
+            tf.reduce_mean(x, axis=[-2, -1], keepdims=True),
+        ]
+        out["reductions"] = tf.concat([tf.reshape(v, [-1]) for v in red], 0)
+        out["argmax"] = tf.argmax(x, axis=-1, output_type=tf.int32)          # [N,5] int32
+        # layer norm: keras layer and a hand-written one
+        mean = tf.reduce_mean(x, axis=-1, keepdims=True)
+        var = tf.reduce_mean(tf.math.squared_difference(x, mean), axis=-1, keepdims=True)
+        ln2 = (x - mean) * tf.math.rsqrt(var + 1e-5)
+        out["layer_norm"] = tf.concat([self.ln(x), ln2], axis=-1)          # [N,5,24]
+        # elementwise math with broadcasting between x [N,5,12] and y [N,1,12]
+        a = tf.abs(x) + 0.5
+        el = [
+            tf.pow(a, y),                                    # Pow
+            tf.math.rsqrt(a),                                # Rsqrt
+            tf.sqrt(a),                                      # Sqrt
+            tf.exp(x * 0.5),                                 # Exp
+            tf.math.log(a),                                  # Log
+            tf.math.squared_difference(x, y),                # SquaredDifference
+            tf.where(x > y, x, y * 2.0),                     # SelectV2 + Greater
+            tf.compat.v1.where(x < 0.0, x * x, -x),          # Select + Less
+            tf.where(tf.greater_equal(x, 0.1), 1.0, 0.0),
+            tf.maximum(x, y) - tf.minimum(x, y),
+            x / (tf.abs(y) + 1.0),                           # RealDiv
+            tf.nn.softplus(x),
+            tf.nn.selu(x),
+            tf.nn.log_softmax(x, axis=-1),
+            tf.nn.softmax(x, axis=-1),
+            tf.nn.elu(x), tf.nn.leaky_relu(x, 0.3), tf.nn.relu6(x * 4.0),
+            tf.sigmoid(x), tf.tanh(x), tf.square(x), tf.negative(y) + x,
+        ]
+        out["elementwise"] = tf.concat(el, axis=-1)                       # [N,5,12*k]
+        return out
+
+
+def build_tensor_ops():
+    rng = np.random.default_rng(104)
+    return TensorOps(), {
+        "x": rng.normal(size=(2, 4, 6, 8)).astype(np.float32),
+        "m": rng.normal(size=(2, 3, 5)).astype(np.float32),
+    }
+
+
+def build_tensor_ops2():
+    rng = np.random.default_rng(105)
+    return TensorOps2(), {
+        "x": rng.normal(size=(2, 5, 12)).astype(np.float32),
+        "y": rng.normal(size=(2, 1, 12)).astype(np.float32),
+    }
+
+
+def build_activations():
+    seed(6)
+    x = keras.Input((16,), name="x")
+    h = L.Dense(24)(x)
+    prelu = L.PReLU()
+    h = prelu(h)
+    h = L.Dense(24)(h)
+    h = L.LeakyReLU(alpha=0.2)(h)
+    h = L.Dense(24, activation="elu")(h)
+    h = L.Dense(24, activation="tanh")(h)
+    h = L.Dense(24, activation="sigmoid")(h)
+    h = L.Dense(24)(h)
+    h = L.ReLU(6.0)(h)
+    h = L.Dense(24, activation="selu")(h)
+    y = L.Dense(8, name="y")(h)
+    m = randomize_biases(keras.Model(x, y), 999)
+    rng = np.random.default_rng(606)
+    prelu.set_weights([rng.uniform(0.05, 0.5, (24,)).astype(np.float32)])
+    rng = np.random.default_rng(106)
+    return m, {"x": (rng.normal(size=(2, 16)) * 2.0).astype(np.float32)}
+
+
+def build_lstm():
+    seed(7)
+    x = keras.Input((5, 8), name="x")
+    h = L.LSTM(16, unroll=True)(x)
+    y = L.Dense(4, name="y")(h)
+    m = randomize_biases(keras.Model(x, y), 999)
+    rng = np.random.default_rng(107)
+    return m, {"x": rng.normal(size=(2, 5, 8)).astype(np.float32)}
+
+
+class ExplicitPadConv(L.Layer):
+    def build(self, shape):
+        self.kernel = self.add_weight("kernel", (3, 3, int(shape[-1]), 4))
+
+    def call(self, x):
+        return tf.nn.conv2d(x, self.kernel, strides=1,
+                            padding=[[0, 0], [1, 2], [2, 1], [0, 0]])
+
+
+class ExplicitPadDepthwise(L.Layer):
+    def build(self, shape):
+        self.kernel = self.add_weight("kernel", (3, 3, int(shape[-1]), 1))
+
+    def call(self, x):
+        return tf.raw_ops.DepthwiseConv2dNative(
+            input=x, filter=self.kernel, strides=[1, 2, 2, 1], padding="EXPLICIT",
+            explicit_paddings=[0, 0, 1, 1, 0, 2, 0, 0])
+
+
+def build_conv_variants():
+    seed(8)
+    x = keras.Input((16, 16, 3), name="x")
+    outs = [
+        L.Conv2D(4, 3, strides=2, padding="same", name="s2_same")(x),                   # 8x8x4
+        L.Conv2D(5, 3, dilation_rate=2, padding="valid", activation="relu",
+                 name="d2_valid_relu")(x),                                                # 12x12x5
+        L.Conv2D(6, 3, strides=2, padding="valid", use_bias=False, name="s2_valid")(x),  # 7x7x6
+        L.Conv2D(7, 3, padding="same", activation="elu", name="same_elu")(x),            # 16x16x7
+        L.LeakyReLU(alpha=0.2, name="leaky")(L.Conv2D(3, 2, strides=(1, 2), padding="same",
+                                                      name="rect_stride")(x)),           # 16x8x3
+        L.DepthwiseConv2D(3, depth_multiplier=2, padding="same", name="dw_mult2")(x),    # 16x16x6
+        L.ReLU(6.0, name="dw_relu6")(L.DepthwiseConv2D(3, strides=2, padding="valid",
+                                                       name="dw_s2_valid")(x)),          # 7x7x3
+        ExplicitPadConv(name="explicit_pad")(x),                                          # 17x17x4
+        ExplicitPadDepthwise(name="explicit_pad_dw")(x),                                  # 9x9x3
+        L.Conv2D(2, 1, dilation_rate=1, padding="same", name="conv1x1")(x),              # 16x16x2
+    ]
+    m = randomize_biases(keras.Model(x, outs), 999)
+    rng = np.random.default_rng(108)
+    return m, {"x": rng.normal(size=(2, 16, 16, 3)).astype(np.float32)}
+
+
+MODELS = {
+    "mlp": build_mlp,
+    "cnn": build_cnn,
+    "mobilenet": build_mobilenet,
+    "tensor_ops": build_tensor_ops,
+    "tensor_ops2": build_tensor_ops2,
+    "activations": build_activations,
+    "lstm": build_lstm,
+    "conv_variants": build_conv_variants,
+}
+# quantized variants: name -> (base model, converter flags, dequantization kind)
+QUANTIZED = {
+    "mlp_uint8": ("mlp", ["--quantize_uint8", "*"]),
+    "mlp_float16": ("mlp", ["--quantize_float16", "*"]),
+}
+
+# --------------------------------------------------------------------------
+
+
+def save(obj, path):
+    if isinstance(obj, keras.Model):
+        obj.save(path, save_format="tf")
+    else:
+        tf.saved_model.save(obj, path, signatures={"serving_default": obj.serve})
+
+
+def convert(saved_dir, out_dir, extra=()):
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0", TF_CPP_MIN_LOG_LEVEL="2")
+    exe = os.path.join(os.path.dirname(sys.executable), "tensorflowjs_converter")
+    cmd = [exe, "--input_format=tf_saved_model", "--output_format=tfjs_graph_model",
+           *extra, saved_dir, out_dir]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit("converter failed: %s" % " ".join(cmd))
+
+
+def reference(saved_dir, inputs):
+    """Runs the SavedModel's serving signature. Returns (outputs dict, fn)."""
+    loaded = tf.saved_model.load(saved_dir)
+    fn = loaded.signatures["serving_default"]
+    res = fn(**{k: tf.constant(v) for k, v in inputs.items()})
+    return {k: v.numpy() for k, v in res.items()}, fn
+
+
+def map_keys(model_json, fn, inputs, outputs):
+    """Maps SavedModel signature keys to the keys model.json uses.
+
+    The converter keys an input/output by its SavedModel signature key when
+    exactly one signature entry has its dtype and shape, else by tensor name
+    (e.g. "Identity_2:0").  Tensor names are resolved through the signature
+    function's flat inputs/outputs, which is what the converter iterates.
+    """
+    sig = model_json["signature"]
+    in_names = [t.name for t in fn.inputs]
+    in_keys = sorted(fn.structured_input_signature[1].keys())
+    out_names = [t.name for t in fn.outputs]
+    out_keys = sorted(fn.structured_outputs.keys())
+    ref_in, ref_out = {}, {}
+    for key in sig["inputs"]:
+        if key in inputs:
+            ref_in[key] = inputs[key]
+        else:
+            ref_in[key] = inputs[in_keys[in_names.index(key)]]
+    for key in sig["outputs"]:
+        if key in outputs:
+            ref_out[key] = outputs[key]
+        else:
+            ref_out[key] = outputs[out_keys[out_names.index(key)]]
+    assert len(ref_in) == len(inputs) and len(ref_out) == len(outputs), (sig, inputs.keys())
+    return ref_in, ref_out
+
+
+def write_reference(path, ins, outs):
+    doc = {"inputs": {k: fixture_io.tensor(v) for k, v in ins.items()},
+           "outputs": {k: fixture_io.tensor(v) for k, v in outs.items()}}
+    with open(path, "w") as f:
+        f.write(fixture_io.dumps(doc) + "\n")
+
+
+def install(conv_dir, dest):
+    if os.path.exists(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for fn in sorted(os.listdir(conv_dir)):
+        shutil.copy(os.path.join(conv_dir, fn), os.path.join(dest, fn))
+
+
+def model_ops(model_json):
+    ops = {n["op"] for n in model_json["modelTopology"]["node"]}
+    for f in model_json["modelTopology"].get("library", {}).get("function", []):
+        ops |= {n["op"] for n in f.get("nodeDef", [])}
+    return sorted(ops)
+
+
+def check_close(name, got, want, rtol, atol):
+    worst = 0.0
+    for k, w in want.items():
+        g = got[k]
+        assert g.shape == w.shape, (name, k, g.shape, w.shape)
+        if w.dtype != np.float32:
+            assert np.array_equal(g, w), (name, k)
+            continue
+        err = np.max(np.abs(g - w) / (atol + rtol * np.abs(w))) if w.size else 0.0
+        worst = max(worst, float(err))
+    status = "ok" if worst <= 1.0 else "MISMATCH"
+    print("  re-run of converted graph vs reference: %s (worst err/tol %.3g)" % (status, worst))
+    if worst > 1.0:
+        raise SystemExit("%s: converted graph disagrees with SavedModel" % name)
+
+
+def main(argv):
+    wanted = argv or list(MODELS) + list(QUANTIZED)
+    os.makedirs(OUT, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="gen_models_")
+    built = {}
+    try:
+        for name in wanted:
+            base = QUANTIZED[name][0] if name in QUANTIZED else name
+            if base not in built:
+                obj, inputs = MODELS[base]()
+                sdir = os.path.join(tmp, base + "_saved")
+                save(obj, sdir)
+                outs, fn = reference(sdir, inputs)
+                built[base] = (sdir, inputs, outs, fn)
+            sdir, inputs, outs, fn = built[base]
+            extra = QUANTIZED[name][1] if name in QUANTIZED else []
+            cdir = os.path.join(tmp, name + "_tfjs")
+            convert(sdir, cdir, extra)
+            dest = os.path.join(OUT, name)
+            install(cdir, dest)
+            mj = json.load(open(os.path.join(dest, "model.json")))
+            ref_in, ref_out = map_keys(mj, fn, inputs, outs)
+            write_reference(os.path.join(dest, "reference.json"), ref_in, ref_out)
+            ops = model_ops(mj)
+            print("%s: %d nodes, ops: %s" % (name, len(mj["modelTopology"]["node"]), " ".join(ops)))
+            bad = [o for o in ops if o.startswith("While") or o.startswith("TensorList")
+                   or o in ("Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond")]
+            assert not bad, (name, bad)
+            assert not mj["modelTopology"].get("library", {}).get("function"), name
+            got = tfjs_graph.run_model(dest, ref_in)
+            if name in QUANTIZED:
+                # looser: quantization error vs the float model
+                check_close(name, got, ref_out, rtol=0.05, atol=0.02)
+                write_reference(os.path.join(dest, "reference_dequantized.json"), ref_in, got)
+            else:
+                check_close(name, got, ref_out, rtol=1e-4, atol=1e-5)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    write_coverage()
+
+
+def write_coverage():
+    lines = []
+    for name in sorted(os.listdir(OUT)):
+        p = os.path.join(OUT, name, "model.json")
+        if not os.path.exists(p):
+            continue
+        mj = json.load(open(p))
+        size = sum(os.path.getsize(os.path.join(OUT, name, f))
+                   for g in mj["weightsManifest"] for f in g["paths"])
+        lines.append("%s (%d nodes, %d weight bytes): %s" % (
+            name, len(mj["modelTopology"]["node"]), size, " ".join(model_ops(mj))))
+    with open(os.path.join(OUT, "ops_coverage.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
