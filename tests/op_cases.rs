@@ -20,7 +20,12 @@ fn run_case(ctx: &mut EagerContext, case: &Value) -> Result<(), String> {
         .as_object()
         .map(|m| {
             m.iter()
-                .map(|(k, v)| (k.clone(), AttrValue::from_json(v).expect("fixture attr parses")))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        AttrValue::from_json(v).expect("fixture attr parses"),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -55,7 +60,11 @@ fn ops_match_tensorflow() {
         .filter(|p| only.as_deref().is_none_or(|o| p.file_stem().unwrap() == o))
         .collect();
     files.sort();
-    assert!(!files.is_empty(), "no op fixtures found in {}", dir.display());
+    assert!(
+        !files.is_empty(),
+        "no op fixtures found in {}",
+        dir.display()
+    );
     let mut ctx = EagerContext::default();
     let (mut passed, mut failures) = (0, Vec::new());
     for f in files {
@@ -73,5 +82,10 @@ fn ops_match_tensorflow() {
         }
     }
     println!("{passed} op cases match TF");
-    assert!(failures.is_empty(), "{} op cases fail:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} op cases fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -134,6 +134,11 @@ def build_mobilenet():
     return m, {"x": rng.normal(size=(1, 32, 32, 3)).astype(np.float32)}
 
 
+def flat(v):
+    """[N, ...] -> [N, prod(...)], keeping a static second dim."""
+    return tf.reshape(v, [-1, int(np.prod(v.shape[1:]))])
+
+
 class TensorOps(tf.Module):
     """Layout / indexing ops."""
 
@@ -150,7 +155,7 @@ class TensorOps(tf.Module):
         out = {}
         r = tf.reshape(x, [-1, 4, 48])                               # Reshape
         t = tf.transpose(x, [0, 3, 1, 2])                            # Transpose [N,8,4,6]
-        c = tf.concat([x, tf.sin(x)], axis=-1)                       # ConcatV2 [N,4,6,16]
+        c = tf.concat([x, x * -1.5], axis=-1)                        # ConcatV2 [N,4,6,16]
         s1 = c[:, ::-1, 1:-1:2, -3:]                                 # StridedSlice neg stride
         s2 = x[:, 1, tf.newaxis, -3:, ::3]                           # shrink + new axis + step
         s3 = x[..., -1]                                              # ellipsis + shrink
@@ -158,18 +163,15 @@ class TensorOps(tf.Module):
         p2 = tf.split(c, [3, 5, -1], axis=-1)                        # SplitV
         st = tf.stack([parts[0], parts[3]], axis=1)                  # Pack [N,2,4,6,4]
         un = tf.unstack(t, axis=1)                                   # Unpack 8 x [N,4,6]
-        out["layout"] = tf.concat([
-            tf.reshape(r, [-1]), tf.reshape(t, [-1]), tf.reshape(s1, [-1]),
-            tf.reshape(s2, [-1]), tf.reshape(s3, [-1]), tf.reshape(st, [-1]),
-            tf.reshape(p2[1], [-1]), tf.reshape(p2[2], [-1]),
-            tf.reshape(un[2] - un[5], [-1]),
-        ], axis=0)
+        sq = tf.squeeze(s2, axis=1)                                  # Squeeze [N,3,3]
+        ed = tf.expand_dims(s3, -2)                                  # ExpandDims [N,4,1,6]
+        out["layout"] = tf.concat([flat(v) for v in (
+            r, t, s1, s2, s3, st, p2[1], p2[2], un[2] - un[5], sq, ed)], axis=1)
         # batched matmul, adjoint flags, broadcast of batch dims
         mm1 = tf.linalg.matmul(m, m, adjoint_b=True)                 # [N,3,3]
         mm2 = tf.linalg.matmul(m, m, adjoint_a=True)                 # [N,5,5]
         mm3 = tf.linalg.matmul(m, tf.transpose(self.w[:1], [0, 1, 2]))  # [N,3,7] bcast
-        out["matmul"] = tf.concat([tf.reshape(mm1, [-1]), tf.reshape(mm2, [-1]),
-                                   tf.reshape(mm3, [-1])], axis=0)
+        out["matmul"] = tf.concat([flat(mm1), flat(mm2), flat(mm3)], axis=1)
         # pads, tile, gather, resize, cast
         pc = tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]])                       # Pad
         pv = tf.pad(x, [[0, 0], [1, 0], [0, 1], [0, 0]], constant_values=1.5)  # PadV2
@@ -183,8 +185,7 @@ class TensorOps(tf.Module):
         ci = tf.cast(tf.cast(x * 3.0, tf.int32), tf.float32)                   # Cast f->i->f
         cb = tf.cast(x > 0.5, tf.float32)                                      # Cast b->f
         out["pad_tile_gather"] = tf.concat([
-            tf.reshape(v, [-1]) for v in (pc, pv, pr, ps, tl, g1, g2, rz, rz2, ci, cb)
-        ], axis=0)
+            flat(v) for v in (pc, pv, pr, ps, tl, g1, g2, rz, rz2, ci, cb)], axis=1)
         return out
 
 
@@ -213,7 +214,7 @@ class TensorOps2(tf.Module):
             tf.reduce_prod(x[:, :, :4] * 0.5 + 1.0, axis=-1),
             tf.reduce_mean(x, axis=[-2, -1], keepdims=True),
         ]
-        out["reductions"] = tf.concat([tf.reshape(v, [-1]) for v in red], 0)
+        out["reductions"] = tf.concat([flat(v) for v in red], 1)
         out["argmax"] = tf.argmax(x, axis=-1, output_type=tf.int32)          # [N,5] int32
         # layer norm: keras layer and a hand-written one
         mean = tf.reduce_mean(x, axis=-1, keepdims=True)
@@ -293,13 +294,22 @@ def build_lstm():
     return m, {"x": rng.normal(size=(2, 5, 8)).astype(np.float32)}
 
 
-class ExplicitPadConv(L.Layer):
+class RawConv(L.Layer):
+    """tf.nn.conv2d with explicit padding / dilations (Keras would use
+    SpaceToBatchND for dilations), + bias + activation."""
+
+    def __init__(self, filters, padding, dilations=1, activation=None, **kw):
+        super().__init__(**kw)
+        self.filters, self.pad, self.dil, self.act = filters, padding, dilations, activation
+
     def build(self, shape):
-        self.kernel = self.add_weight("kernel", (3, 3, int(shape[-1]), 4))
+        self.kernel = self.add_weight("kernel", (3, 3, int(shape[-1]), self.filters))
+        self.bias = self.add_weight("bias", (self.filters,))
 
     def call(self, x):
-        return tf.nn.conv2d(x, self.kernel, strides=1,
-                            padding=[[0, 0], [1, 2], [2, 1], [0, 0]])
+        y = tf.nn.conv2d(x, self.kernel, strides=1, padding=self.pad,
+                         dilations=self.dil) + self.bias
+        return self.act(y) if self.act else y
 
 
 class ExplicitPadDepthwise(L.Layer):
@@ -326,7 +336,8 @@ def build_conv_variants():
         L.DepthwiseConv2D(3, depth_multiplier=2, padding="same", name="dw_mult2")(x),    # 16x16x6
         L.ReLU(6.0, name="dw_relu6")(L.DepthwiseConv2D(3, strides=2, padding="valid",
                                                        name="dw_s2_valid")(x)),          # 7x7x3
-        ExplicitPadConv(name="explicit_pad")(x),                                          # 17x17x4
+        RawConv(4, [[0, 0], [1, 2], [2, 1], [0, 0]], name="explicit_pad")(x),            # 17x17x4
+        RawConv(3, "SAME", dilations=2, activation=tf.nn.relu, name="raw_d2_same")(x),   # 16x16x3
         ExplicitPadDepthwise(name="explicit_pad_dw")(x),                                  # 9x9x3
         L.Conv2D(2, 1, dilation_rate=1, padding="same", name="conv1x1")(x),              # 16x16x2
     ]

@@ -104,8 +104,9 @@ pub struct KernelCache {
 }
 
 /// Bookkeeping the LRU keeps per entry beyond key and value: list links and a map slot.
-const ENTRY_OVERHEAD: usize =
-    std::mem::size_of::<CacheKey>() + std::mem::size_of::<Entry>() + 4 * std::mem::size_of::<usize>();
+const ENTRY_OVERHEAD: usize = std::mem::size_of::<CacheKey>()
+    + std::mem::size_of::<Entry>()
+    + 4 * std::mem::size_of::<usize>();
 
 impl KernelCache {
     pub fn new(options: CacheOptions) -> KernelCache {

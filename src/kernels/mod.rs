@@ -1,6 +1,7 @@
 //! Kernels: the `Kernel` trait, how kernels are made from attrs, and registration of every family.
 //! Each family module declares its ops (definition + kernel) in a `register` function.
 
+pub mod broadcast;
 pub mod resource;
 
 use crate::ops::{NodeAttrs, Registry};

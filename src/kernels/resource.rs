@@ -11,7 +11,11 @@ pub fn register(reg: &mut Registry) {
         OpBuilder::new("VarHandleOp", Simple(var_handle))
             .string_attr("container", Some(""))
             .string_attr("shared_name", Some(""))
-            .attr("debug_name", AttrType::String, Some(crate::ops::AttrDefault::Str("")))
+            .attr(
+                "debug_name",
+                AttrType::String,
+                Some(crate::ops::AttrDefault::Str("")),
+            )
             .type_attr("dtype", ANY)
             .attr("shape", AttrType::Shape, None)
             .attr(
@@ -100,19 +104,33 @@ fn update(
     );
     let op = if sign > 0.0 { "AddV2" } else { "Sub" };
     let def = crate::ops::lookup(op)?;
-    let attrs = crate::ops::resolve_attrs(def, &[old.clone(), inputs[1].clone()], Vec::<(&str, AttrValue)>::new())?;
+    let attrs = crate::ops::resolve_attrs(
+        def,
+        &[old.clone(), inputs[1].clone()],
+        Vec::<(&str, AttrValue)>::new(),
+    )?;
     let kernel = def.factory.instantiate(&attrs)?;
     let mut out = kernel.compute(ctx, &[old, inputs[1].clone()])?;
-    let new = out.pop().ok_or_else(|| crate::status::internal("update produced no value"))?;
+    let new = out
+        .pop()
+        .ok_or_else(|| crate::status::internal("update produced no value"))?;
     ctx.resources.assign(h, new)?;
     Ok(vec![])
 }
 
-fn assign_add(a: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+fn assign_add(
+    a: &NodeAttrs,
+    ctx: &mut KernelContext<'_>,
+    inputs: &[Tensor],
+) -> Result<Vec<Tensor>> {
     update(a, ctx, inputs, 1.0)
 }
 
-fn assign_sub(a: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+fn assign_sub(
+    a: &NodeAttrs,
+    ctx: &mut KernelContext<'_>,
+    inputs: &[Tensor],
+) -> Result<Vec<Tensor>> {
     update(a, ctx, inputs, -1.0)
 }
 

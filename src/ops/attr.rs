@@ -171,10 +171,9 @@ impl AttrValue {
             return Ok(AttrValue::Float(parse_f32(f)?));
         }
         if let Some(b) = obj.get("b") {
-            return Ok(AttrValue::Bool(
-                b.as_bool()
-                    .ok_or_else(|| invalid_argument(format!("attr 'b' must be a bool, got {b}")))?,
-            ));
+            return Ok(AttrValue::Bool(b.as_bool().ok_or_else(|| {
+                invalid_argument(format!("attr 'b' must be a bool, got {b}"))
+            })?));
         }
         if let Some(s) = obj.get("s") {
             return Ok(AttrValue::Str(parse_b64(s)?));
@@ -202,10 +201,14 @@ fn parse_list(l: &Value) -> Result<AttrValue> {
         .ok_or_else(|| invalid_argument(format!("attr list must be an object, got {l}")))?;
     let arr = |key: &str| -> Option<&Vec<Value>> { obj.get(key).and_then(Value::as_array) };
     if let Some(a) = arr("i") {
-        return Ok(AttrValue::ListInt(a.iter().map(parse_i64).collect::<Result<_>>()?));
+        return Ok(AttrValue::ListInt(
+            a.iter().map(parse_i64).collect::<Result<_>>()?,
+        ));
     }
     if let Some(a) = arr("f") {
-        return Ok(AttrValue::ListFloat(a.iter().map(parse_f32).collect::<Result<_>>()?));
+        return Ok(AttrValue::ListFloat(
+            a.iter().map(parse_f32).collect::<Result<_>>()?,
+        ));
     }
     if let Some(a) = arr("b") {
         let v = a
@@ -218,13 +221,19 @@ fn parse_list(l: &Value) -> Result<AttrValue> {
         return Ok(AttrValue::ListBool(v));
     }
     if let Some(a) = arr("s") {
-        return Ok(AttrValue::ListStr(a.iter().map(parse_b64).collect::<Result<_>>()?));
+        return Ok(AttrValue::ListStr(
+            a.iter().map(parse_b64).collect::<Result<_>>()?,
+        ));
     }
     if let Some(a) = arr("type") {
-        return Ok(AttrValue::ListType(a.iter().map(parse_dtype).collect::<Result<_>>()?));
+        return Ok(AttrValue::ListType(
+            a.iter().map(parse_dtype).collect::<Result<_>>()?,
+        ));
     }
     if let Some(a) = arr("shape") {
-        return Ok(AttrValue::ListShape(a.iter().map(parse_shape).collect::<Result<_>>()?));
+        return Ok(AttrValue::ListShape(
+            a.iter().map(parse_shape).collect::<Result<_>>()?,
+        ));
     }
     Ok(AttrValue::ListInt(Vec::new()))
 }
@@ -294,7 +303,9 @@ pub(crate) fn parse_shape(v: &Value) -> Result<ShapeAttr> {
             None => 0,
         };
         if size < -1 {
-            return Err(invalid_argument(format!("shape has invalid dimension {size}")));
+            return Err(invalid_argument(format!(
+                "shape has invalid dimension {size}"
+            )));
         }
         out.push(size);
     }

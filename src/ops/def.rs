@@ -132,7 +132,12 @@ impl OpBuilder {
     }
 
     /// `N` inputs typed by `ty_attr`; adds the int attr `n_attr` (inferred).
-    pub fn inputs_n(mut self, name: &'static str, n_attr: &'static str, ty_attr: &'static str) -> Self {
+    pub fn inputs_n(
+        mut self,
+        name: &'static str,
+        n_attr: &'static str,
+        ty_attr: &'static str,
+    ) -> Self {
         self.def.inputs.push(ArgDef {
             name,
             ty: ArgType::Attr(ty_attr),
@@ -174,7 +179,12 @@ impl OpBuilder {
         self
     }
 
-    pub fn type_attr_default(self, name: &'static str, allowed: &'static [DType], d: DType) -> Self {
+    pub fn type_attr_default(
+        self,
+        name: &'static str,
+        allowed: &'static [DType],
+        d: DType,
+    ) -> Self {
         let mut b = self.type_attr(name, allowed);
         if let Some(last) = b.def.attrs.last_mut() {
             last.default = Some(AttrDefault::Type(d));

@@ -85,7 +85,11 @@ impl NodeAttrs {
 
     /// (name, value) pairs in canonical order.
     pub fn iter(&self) -> impl Iterator<Item = (&'static str, &AttrValue)> {
-        self.def.attrs.iter().map(|d| d.name).zip(self.values.iter())
+        self.def
+            .attrs
+            .iter()
+            .map(|d| d.name)
+            .zip(self.values.iter())
     }
 
     pub fn heap_bytes(&self) -> usize {
@@ -101,7 +105,10 @@ impl NodeAttrs {
     }
 
     fn wrong(&self, name: &str, want: &str) -> crate::status::Status {
-        invalid_argument(format!("attr '{name}' of op {} must be {want}", self.def.name))
+        invalid_argument(format!(
+            "attr '{name}' of op {} must be {want}",
+            self.def.name
+        ))
     }
 
     pub fn bool(&self, name: &str) -> Result<bool> {
@@ -196,7 +203,11 @@ pub fn resolve_attrs<S: AsRef<str>>(
             let known: Vec<_> = def.attrs.iter().map(|a| a.name).collect();
             return Err(invalid_argument(format!(
                 "op {op} has no attr '{name}' (its attrs: {})",
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
             )));
         };
         let spec = &def.attrs[i];

@@ -24,9 +24,12 @@ impl Shape {
     pub fn new(dims: Vec<usize>) -> Result<Shape> {
         let mut n: usize = 1;
         for &d in &dims {
-            n = n.checked_mul(d).filter(|&n| n <= MAX_ELEMENTS).ok_or_else(|| {
-                resource_exhausted(format!("shape {dims:?} has too many elements to allocate"))
-            })?;
+            n = n
+                .checked_mul(d)
+                .filter(|&n| n <= MAX_ELEMENTS)
+                .ok_or_else(|| {
+                    resource_exhausted(format!("shape {dims:?} has too many elements to allocate"))
+                })?;
         }
         Ok(Shape {
             dims,

@@ -51,10 +51,18 @@ pub fn tensor_from_json(v: &Value) -> Tensor {
 /// mismatch.
 pub fn compare(got: &Tensor, want: &Tensor, atol: f32, rtol: f32) -> Result<(), String> {
     if got.dtype() != want.dtype() {
-        return Err(format!("dtype {} != expected {}", got.dtype(), want.dtype()));
+        return Err(format!(
+            "dtype {} != expected {}",
+            got.dtype(),
+            want.dtype()
+        ));
     }
     if got.dims() != want.dims() {
-        return Err(format!("shape {:?} != expected {:?}", got.dims(), want.dims()));
+        return Err(format!(
+            "shape {:?} != expected {:?}",
+            got.dims(),
+            want.dims()
+        ));
     }
     match (got.data(), want.data()) {
         (Data::F32(g), Data::F32(w)) => {
