@@ -2,24 +2,32 @@
 //! every surface (Rust, JS, demo) shows.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
-/// Counts live bytes, the high-water mark and allocation calls. Relaxed atomics: the counters are
-/// statistics, not synchronization, and wasm32 runs them on one thread anyway.
+/// Counts live bytes, the high-water mark and allocation calls of the current thread. On wasm32 that
+/// is the whole instance; natively it keeps figures exact under a multi-threaded test runner (Rust
+/// tensors are `Rc`, so an allocation is freed on the thread that made it).
 pub struct CountingAllocator;
 
-static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
-static PEAK_BYTES: AtomicUsize = AtomicUsize::new(0);
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // Const-initialized without Drop: no lazy registration, so safe to touch inside the allocator.
+    static LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
+    static PEAK_BYTES: Cell<isize> = const { Cell::new(0) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
 
 fn record_alloc(size: usize) {
-    let live = LIVE_BYTES.fetch_add(size, Ordering::Relaxed) + size;
-    PEAK_BYTES.fetch_max(live, Ordering::Relaxed);
-    ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    // `try_with`: during thread teardown the slots may be gone; the figures then stop mattering.
+    let _ = LIVE_BYTES.try_with(|live| {
+        let now = live.get().wrapping_add(size as isize);
+        live.set(now);
+        let _ = PEAK_BYTES.try_with(|p| p.set(p.get().max(now)));
+    });
+    let _ = ALLOCATIONS.try_with(|a| a.set(a.get().wrapping_add(1)));
 }
 
 fn record_dealloc(size: usize) {
-    LIVE_BYTES.fetch_sub(size, Ordering::Relaxed);
+    let _ = LIVE_BYTES.try_with(|live| live.set(live.get().wrapping_sub(size as isize)));
 }
 
 // SAFETY: every method forwards to `System` with the caller's layout unchanged, so `System`'s
@@ -65,21 +73,21 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// Live bytes of the Rust heap right now.
 pub fn heap_bytes() -> usize {
-    LIVE_BYTES.load(Ordering::Relaxed)
+    LIVE_BYTES.with(Cell::get).max(0) as usize
 }
 
 /// Highest `heap_bytes()` seen since start or the last `reset_heap_peak()`.
 pub fn heap_peak_bytes() -> usize {
-    PEAK_BYTES.load(Ordering::Relaxed)
+    PEAK_BYTES.with(Cell::get).max(0) as usize
 }
 
 /// Allocation calls since start (a cheap proxy for allocator pressure on hot paths).
 pub fn allocation_count() -> usize {
-    ALLOCATIONS.load(Ordering::Relaxed)
+    ALLOCATIONS.with(Cell::get)
 }
 
 pub fn reset_heap_peak() {
-    PEAK_BYTES.store(heap_bytes(), Ordering::Relaxed);
+    PEAK_BYTES.with(|p| p.set(heap_bytes() as isize));
 }
 
 /// Reserved linear memory of this wasm instance (grows, never shrinks). Zero off wasm.

@@ -5,7 +5,7 @@ use super::cache_key::{CacheKey, CPU_DEVICE};
 use super::kernel_cache::{CacheOptions, CacheStats, KernelCache};
 use crate::kernels::KernelContext;
 use crate::memory::{self, MemoryReport};
-use crate::ops::{self, AttrValue};
+use crate::ops::{self, AttrValue, OpDef};
 use crate::resource::{ResourceManager, ScopeId};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{live_tensors, Tensor};
@@ -71,7 +71,16 @@ impl EagerContext {
         inputs: &[Tensor],
         attrs: impl IntoIterator<Item = (S, AttrValue)>,
     ) -> Result<Vec<Tensor>> {
-        let def = ops::lookup(op)?;
+        self.execute_op(ops::lookup(op)?, inputs, attrs)
+    }
+
+    /// `execute` for an op already looked up (the graph executor resolves ops once, at load).
+    pub fn execute_op<S: AsRef<str>>(
+        &mut self,
+        def: &'static OpDef,
+        inputs: &[Tensor],
+        attrs: impl IntoIterator<Item = (S, AttrValue)>,
+    ) -> Result<Vec<Tensor>> {
         let attrs = ops::resolve_attrs(def, inputs, attrs)?;
         let kernel = self
             .cache

@@ -1,3 +1,129 @@
-//! TF.js graph models: manifest, weights, graph, executor.
+//! TF.js graph models (`model.json` + weight shards): loaded the way TF restores a SavedModel
+//! (each weight a resource variable made by executing VarHandleOp + AssignVariableOp through the
+//! context), run node by node through `EagerContext::execute`, released completely on dispose.
 
+mod executor;
+pub mod format;
+pub mod graph;
+mod loader;
 pub mod weights;
+
+use crate::eager::EagerContext;
+use crate::ops::{AttrValue, OpDef};
+use crate::resource::ScopeId;
+use crate::status::Result;
+use crate::tensor::{DType, Tensor};
+
+/// A model input or output as the signature declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorInfo {
+    /// Signature key (e.g. `x`, `output_0`).
+    pub name: String,
+    /// Graph tensor (e.g. `x:0`, `Identity:0`).
+    pub tensor_name: String,
+    pub dtype: DType,
+    /// `None`: unknown rank; `-1`: unknown dim.
+    pub shape: Option<Vec<i64>>,
+}
+
+pub(crate) enum NodeKind {
+    /// Placeholder: fed from the input at this index.
+    Feed(usize),
+    /// Const backed by a weight: read through ReadVariableOp on each run, as a restored TF model does.
+    Variable { handle: Tensor, dtype: DType },
+    /// Const with an inline value (not in the weights).
+    Constant(Tensor),
+    Op {
+        def: &'static OpDef,
+        attrs: Vec<(&'static str, AttrValue)>,
+    },
+}
+
+pub(crate) struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+    /// Data inputs as (position in `nodes`, output index).
+    pub inputs: Vec<(usize, usize)>,
+    /// How many times each output is consumed (including as a model output); freed at zero.
+    pub uses: Vec<u32>,
+}
+
+pub(crate) struct Loaded {
+    pub scope: ScopeId,
+    pub nodes: Vec<Node>,
+    /// Signature outputs as (position in `nodes`, output index).
+    pub outputs: Vec<(usize, usize)>,
+}
+
+/// A loaded graph model. Everything it holds lives until `dispose`.
+pub struct GraphModel {
+    loaded: Option<Loaded>,
+    inputs: Vec<TensorInfo>,
+    outputs: Vec<TensorInfo>,
+    weight_bytes: usize,
+}
+
+impl GraphModel {
+    /// Shard paths of `model.json`, in manifest order (their bytes concatenate in this order).
+    pub fn weight_paths(model_json: &str) -> Result<Vec<String>> {
+        let m = loader::parse(model_json)?;
+        Ok(m.weights_manifest
+            .unwrap_or_default()
+            .into_iter()
+            .flat_map(|g| g.paths)
+            .collect())
+    }
+
+    /// Loads `model_json` with `weights` (all shards concatenated in manifest order). `progress`
+    /// gets (weight bytes done, total) as variables are restored.
+    pub fn load(
+        ctx: &mut EagerContext,
+        model_json: &str,
+        weights: &[u8],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<GraphModel> {
+        loader::load(ctx, model_json, weights, progress)
+    }
+
+    pub fn inputs(&self) -> &[TensorInfo] {
+        &self.inputs
+    }
+
+    pub fn outputs(&self) -> &[TensorInfo] {
+        &self.outputs
+    }
+
+    /// Bytes of weights restored (after dequantization).
+    pub fn weight_bytes(&self) -> usize {
+        self.weight_bytes
+    }
+
+    pub fn is_disposed(&self) -> bool {
+        self.loaded.is_none()
+    }
+
+    /// Runs the model. Feeds are keyed by signature name (`x`), tensor name (`x:0`) or node name;
+    /// outputs come in `outputs()` order.
+    pub fn predict(
+        &self,
+        ctx: &mut EagerContext,
+        feeds: Vec<(String, Tensor)>,
+    ) -> Result<Vec<Tensor>> {
+        let loaded = self.loaded.as_ref().ok_or_else(|| {
+            crate::status::failed_precondition("predict() on a model that was disposed")
+        })?;
+        let ordered = executor::order_feeds(&self.inputs, feeds)?;
+        executor::run(ctx, loaded, &ordered)
+    }
+
+    /// Releases every variable and tensor the model owns. Idempotent.
+    pub fn dispose(&mut self, ctx: &mut EagerContext) {
+        if let Some(loaded) = self.loaded.take() {
+            ctx.destroy_scope(loaded.scope);
+        }
+        // Metadata goes too, so heap in use returns to its pre-load value even while the (JS)
+        // owner of this struct is alive.
+        self.inputs = Vec::new();
+        self.outputs = Vec::new();
+    }
+}

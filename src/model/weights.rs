@@ -5,7 +5,7 @@ use crate::tensor::{try_with_capacity, DType, Data};
 
 /// Decodes `n` little-endian elements of `dtype` from `bytes` (exact length required).
 pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
-    let need = n.checked_mul(dtype.size_of()).unwrap_or(usize::MAX);
+    let need = n.saturating_mul(dtype.size_of());
     if bytes.len() != need {
         return Err(invalid_argument(format!(
             "{} bytes given for {n} {dtype} values ({need} bytes expected)",
@@ -47,4 +47,137 @@ pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
         }
         DType::Resource => return Err(invalid_argument("weights cannot be resources")),
     })
+}
+
+/// Bytes one stored element takes (after quantization, if any).
+pub fn stored_size(dtype: DType, quantization: Option<&str>) -> Result<usize> {
+    Ok(match quantization {
+        None => dtype.size_of(),
+        Some("uint8") => 1,
+        Some("uint16") | Some("float16") => 2,
+        Some(other) => {
+            return Err(invalid_argument(format!(
+                "unknown weight quantization dtype '{other}' (expected uint8, uint16 or float16)"
+            )))
+        }
+    })
+}
+
+/// Dequantizes as TF.js does: `q * scale + min` for uint8/uint16 (rounded when the original dtype
+/// is an integer), IEEE half to float for float16.
+pub fn dequantize(
+    bytes: &[u8],
+    n: usize,
+    quant: &str,
+    min: Option<f32>,
+    scale: Option<f32>,
+    dtype: DType,
+) -> Result<Data> {
+    let values: Vec<f32> = match quant {
+        "float16" => {
+            let mut v = try_with_capacity::<f32>(n)?;
+            v.extend(
+                bytes
+                    .chunks_exact(2)
+                    .map(|c| f16_to_f32(u16::from_le_bytes([c[0], c[1]]))),
+            );
+            v
+        }
+        "uint8" | "uint16" => {
+            let (Some(min), Some(scale)) = (min, scale) else {
+                return Err(invalid_argument(format!(
+                    "{quant} quantized weight is missing 'min' or 'scale'"
+                )));
+            };
+            let mut v = try_with_capacity::<f32>(n)?;
+            if quant == "uint8" {
+                v.extend(bytes.iter().map(|&q| q as f32 * scale + min));
+            } else {
+                v.extend(
+                    bytes
+                        .chunks_exact(2)
+                        .map(|c| u16::from_le_bytes([c[0], c[1]]) as f32 * scale + min),
+                );
+            }
+            v
+        }
+        other => {
+            return Err(invalid_argument(format!(
+                "unknown weight quantization dtype '{other}'"
+            )))
+        }
+    };
+    if values.len() != n {
+        return Err(invalid_argument(format!(
+            "quantized weight holds {} values, its shape needs {n}",
+            values.len()
+        )));
+    }
+    Ok(match dtype {
+        DType::Float32 => Data::F32(values),
+        DType::Int32 => Data::I32(values.iter().map(|v| v.round() as i32).collect()),
+        other => {
+            return Err(invalid_argument(format!(
+                "quantized weights of dtype {other} are not supported"
+            )))
+        }
+    })
+}
+
+/// IEEE 754 binary16 to binary32, including subnormals, infinities and NaN.
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let mant = (h & 0x3ff) as u32;
+    let bits = match (exp, mant) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: normalize the mantissa.
+            let mut e: i32 = -1;
+            let mut m = m;
+            while m & 0x400 == 0 {
+                m <<= 1;
+                e -= 1;
+            }
+            let m = m & 0x3ff;
+            sign | (((127 - 15 + 1 + e) as u32) << 23) | (m << 13)
+        }
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),
+        (e, m) => sign | ((e + 127 - 15) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_floats_decode() {
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0xc000), -2.0);
+        assert_eq!(f16_to_f32(0x3555), 0.333_251_95);
+        assert_eq!(f16_to_f32(0x0001), 5.960_464_5e-8);
+        assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+        assert!(f16_to_f32(0x7e00).is_nan());
+    }
+
+    #[test]
+    fn uint8_dequantizes_as_tfjs() {
+        let d = dequantize(
+            &[0, 1, 255],
+            3,
+            "uint8",
+            Some(-1.0),
+            Some(0.5),
+            DType::Float32,
+        )
+        .unwrap();
+        match d {
+            Data::F32(v) => assert_eq!(v, vec![-1.0, -0.5, 126.5]),
+            _ => panic!(),
+        }
+        assert!(dequantize(&[0], 1, "uint8", None, Some(1.0), DType::Float32).is_err());
+    }
 }

@@ -1,0 +1,141 @@
+//! Runs a loaded graph: nodes in order through `EagerContext`, each intermediate freed right after
+//! its last consumer.
+
+use super::{Loaded, NodeKind, TensorInfo};
+use crate::eager::EagerContext;
+use crate::ops::AttrValue;
+use crate::status::{failed_precondition, invalid_argument, Result};
+use crate::tensor::Tensor;
+
+/// Matches feeds to the signature inputs (by key, tensor name or node name) and checks dtype, rank
+/// and fixed dims.
+pub fn order_feeds(inputs: &[TensorInfo], feeds: Vec<(String, Tensor)>) -> Result<Vec<Tensor>> {
+    if feeds.len() != inputs.len() {
+        return Err(invalid_argument(format!(
+            "model takes {} input{} ({}), got {}",
+            inputs.len(),
+            if inputs.len() == 1 { "" } else { "s" },
+            names(inputs),
+            feeds.len()
+        )));
+    }
+    let mut ordered: Vec<Option<Tensor>> = vec![None; inputs.len()];
+    for (key, t) in feeds {
+        let k = inputs
+            .iter()
+            .position(|i| {
+                i.name == key
+                    || i.tensor_name == key
+                    || i.tensor_name.strip_suffix(":0") == Some(key.as_str())
+            })
+            .ok_or_else(|| {
+                invalid_argument(format!(
+                    "model has no input '{key}' (inputs: {})",
+                    names(inputs)
+                ))
+            })?;
+        if ordered[k].is_some() {
+            return Err(invalid_argument(format!("input '{key}' is fed twice")));
+        }
+        check_input(&inputs[k], &t)?;
+        ordered[k] = Some(t);
+    }
+    Ok(ordered.into_iter().flatten().collect())
+}
+
+fn names(inputs: &[TensorInfo]) -> String {
+    inputs
+        .iter()
+        .map(|i| i.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn check_input(info: &TensorInfo, t: &Tensor) -> Result<()> {
+    if t.dtype() != info.dtype {
+        return Err(invalid_argument(format!(
+            "input '{}' must be {}, got {}",
+            info.name,
+            info.dtype,
+            t.dtype()
+        )));
+    }
+    if let Some(want) = &info.shape {
+        let fits = want.len() == t.rank()
+            && want
+                .iter()
+                .zip(t.dims())
+                .all(|(&w, &d)| w < 0 || w as usize == d);
+        if !fits {
+            return Err(invalid_argument(format!(
+                "input '{}' must have shape {want:?} (-1: any size), got {}",
+                info.name,
+                t.shape()
+            )));
+        }
+    }
+    Ok(())
+}
+
+pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
+    let mut values: Vec<Vec<Option<Tensor>>> = Vec::with_capacity(g.nodes.len());
+    let mut remaining: Vec<Vec<u32>> = g.nodes.iter().map(|n| n.uses.clone()).collect();
+    let mut args: Vec<Tensor> = Vec::new();
+    for node in &g.nodes {
+        args.clear();
+        for &(src, out) in &node.inputs {
+            let t = values[src]
+                .get(out)
+                .and_then(Option::as_ref)
+                .ok_or_else(|| {
+                    invalid_argument(format!(
+                        "node '{}' reads output {out} of node '{}', which has no such output",
+                        node.name, g.nodes[src].name
+                    ))
+                })?;
+            args.push(t.clone());
+        }
+        // Inputs are held in `args` now; release the graph's copy at its last use.
+        for &(src, out) in &node.inputs {
+            let r = &mut remaining[src][out];
+            *r -= 1;
+            if *r == 0 {
+                values[src][out] = None;
+            }
+        }
+        let outs = match &node.kind {
+            NodeKind::Feed(k) => vec![feeds[*k].clone()],
+            NodeKind::Constant(t) => vec![t.clone()],
+            NodeKind::Variable { handle, dtype } => ctx.execute(
+                "ReadVariableOp",
+                std::slice::from_ref(handle),
+                [("dtype", AttrValue::Type(*dtype))],
+            )?,
+            NodeKind::Op { def, attrs } => ctx
+                .execute_op(def, &args, attrs.iter().map(|(k, v)| (*k, v.clone())))
+                .map_err(|e| e.context(format!("node '{}'", node.name)))?,
+        };
+        // Keep only outputs somebody uses.
+        let kept = outs
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| (node.uses.get(i).copied().unwrap_or(0) > 0).then_some(t))
+            .collect();
+        values.push(kept);
+    }
+    g.outputs
+        .iter()
+        .map(|&(p, out)| {
+            values[p]
+                .get(out)
+                .and_then(Option::as_ref)
+                .cloned()
+                .ok_or_else(|| {
+                    failed_precondition(format!(
+                        "output {out} of node '{}' was not produced",
+                        g.nodes[p].name
+                    ))
+                })
+        })
+        .collect()
+}

@@ -1,0 +1,155 @@
+//! The graph of a model: node references resolved, pruned to what the outputs need, and ordered so
+//! every node runs after its inputs; plus how long each intermediate tensor must live.
+
+use super::format::NodeDef;
+use crate::status::{invalid_argument, Result};
+use std::collections::HashMap;
+
+/// `node`, `node:1` or `^node` (control dependency).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputRef<'a> {
+    pub node: &'a str,
+    pub output: usize,
+    pub control: bool,
+}
+
+pub fn parse_input(s: &str) -> Result<InputRef<'_>> {
+    if let Some(node) = s.strip_prefix('^') {
+        return Ok(InputRef {
+            node,
+            output: 0,
+            control: true,
+        });
+    }
+    match s.rsplit_once(':') {
+        Some((node, idx)) if !idx.is_empty() && idx.bytes().all(|b| b.is_ascii_digit()) => {
+            let output = idx
+                .parse::<usize>()
+                .map_err(|_| invalid_argument(format!("input '{s}' has a bad output index")))?;
+            Ok(InputRef {
+                node,
+                output,
+                control: false,
+            })
+        }
+        Some((_, idx)) => Err(invalid_argument(format!(
+            "input '{s}' has a bad output index '{idx}'"
+        ))),
+        None => Ok(InputRef {
+            node: s,
+            output: 0,
+            control: false,
+        }),
+    }
+}
+
+/// Node names to indices; duplicate names are an error.
+pub fn index_nodes(nodes: &[NodeDef]) -> Result<HashMap<&str, usize>> {
+    let mut index = HashMap::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        if index.insert(n.name.as_str(), i).is_some() {
+            return Err(invalid_argument(format!(
+                "model.json has two nodes named '{}'",
+                n.name
+            )));
+        }
+    }
+    Ok(index)
+}
+
+/// Resolved inputs of every node: (data inputs as (node, output), control inputs as node).
+pub type Edges = Vec<(Vec<(usize, usize)>, Vec<usize>)>;
+
+pub fn resolve_edges(nodes: &[NodeDef], index: &HashMap<&str, usize>) -> Result<Edges> {
+    nodes
+        .iter()
+        .map(|n| {
+            let mut data = Vec::with_capacity(n.input.len());
+            let mut control = Vec::new();
+            for s in &n.input {
+                let r = parse_input(s)?;
+                let &src = index.get(r.node).ok_or_else(|| {
+                    invalid_argument(format!(
+                        "node '{}' has input '{s}', which names no node in the graph",
+                        n.name
+                    ))
+                })?;
+                if r.control {
+                    control.push(src);
+                } else {
+                    data.push((src, r.output));
+                }
+            }
+            Ok((data, control))
+        })
+        .collect()
+}
+
+/// Nodes needed for `targets`, in an order where each follows all its inputs (Kahn's algorithm on
+/// the needed subgraph). A cycle is an error naming a node on it.
+pub fn execution_order(nodes: &[NodeDef], edges: &Edges, targets: &[usize]) -> Result<Vec<usize>> {
+    let n = nodes.len();
+    let mut needed = vec![false; n];
+    let mut stack: Vec<usize> = targets.to_vec();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut needed[i], true) {
+            continue;
+        }
+        let (data, control) = &edges[i];
+        stack.extend(data.iter().map(|&(s, _)| s));
+        stack.extend(control.iter().copied());
+    }
+    let mut pending = vec![0usize; n];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in (0..n).filter(|&i| needed[i]) {
+        let (data, control) = &edges[i];
+        for src in data.iter().map(|&(s, _)| s).chain(control.iter().copied()) {
+            pending[i] += 1;
+            consumers[src].push(i);
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&i| needed[i] && pending[i] == 0).collect();
+    ready.reverse();
+    let mut order = Vec::with_capacity(n);
+    while let Some(i) = ready.pop() {
+        order.push(i);
+        for &c in &consumers[i] {
+            pending[c] -= 1;
+            if pending[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    let total = needed.iter().filter(|&&x| x).count();
+    if order.len() != total {
+        let stuck = (0..n)
+            .find(|&i| needed[i] && pending[i] > 0)
+            .map(|i| nodes[i].name.as_str())
+            .unwrap_or("?");
+        return Err(invalid_argument(format!(
+            "model graph has a cycle (through node '{stuck}'); control flow v1 loops are not supported"
+        )));
+    }
+    Ok(order)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_input_references() {
+        assert_eq!(parse_input("a").unwrap().output, 0);
+        assert_eq!(
+            parse_input("a/b:2").unwrap(),
+            InputRef {
+                node: "a/b",
+                output: 2,
+                control: false
+            }
+        );
+        assert!(parse_input("^c").unwrap().control);
+        assert!(parse_input("a:x").is_err());
+        assert!(parse_input("a:99999999999999999999999").is_err());
+    }
+}

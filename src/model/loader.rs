@@ -1,0 +1,403 @@
+//! model.json + weights to a `GraphModel`: validate everything that can be checked before any
+//! allocation, then restore weights as resource variables inside the model's own scope.
+
+use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
+use super::graph::{execution_order, index_nodes, parse_input, resolve_edges};
+use super::weights::{decode_le, dequantize, stored_size};
+use super::{GraphModel, Loaded, Node, NodeKind, TensorInfo};
+use crate::eager::EagerContext;
+use crate::ops::attr::{parse_dtype, parse_shape};
+use crate::ops::{self, AttrValue};
+use crate::resource::ScopeId;
+use crate::status::{invalid_argument, unimplemented, Result, Status};
+use crate::tensor::{DType, Shape, Tensor};
+use std::collections::HashMap;
+
+pub fn parse(model_json: &str) -> Result<ModelJson> {
+    let m: ModelJson = serde_json::from_str(model_json)
+        .map_err(|e| invalid_argument(format!("model.json is not a valid TF.js model: {e}")))?;
+    if let Some(f) = &m.format {
+        if f != "graph-model" {
+            return Err(invalid_argument(format!(
+                "model.json has format '{f}'; only 'graph-model' (tensorflowjs_converter \
+                 --output_format=tfjs_graph_model) is supported"
+            )));
+        }
+    }
+    if m.model_topology.is_none() {
+        return Err(invalid_argument("model.json has no 'modelTopology'"));
+    }
+    if m.weights_manifest.is_none() {
+        return Err(invalid_argument("model.json has no 'weightsManifest'"));
+    }
+    Ok(m)
+}
+
+/// One manifest weight, validated, with where its bytes are.
+struct WeightSlot<'a> {
+    name: &'a str,
+    dtype: DType,
+    shape: Shape,
+    offset: usize,
+    len: usize,
+    quant: Option<&'a super::format::Quantization>,
+}
+
+fn plan_weights(groups: &[ManifestGroup], available: usize) -> Result<Vec<WeightSlot<'_>>> {
+    let mut slots = Vec::new();
+    let mut offset = 0usize;
+    for w in groups.iter().flat_map(|g| &g.weights) {
+        let dtype =
+            DType::parse(&w.dtype).map_err(|e| e.context(format!("weight '{}'", w.name)))?;
+        if dtype == DType::Resource {
+            return Err(invalid_argument(format!(
+                "weight '{}' has dtype resource",
+                w.name
+            )));
+        }
+        let shape =
+            Shape::from_i64(&w.shape).map_err(|e| e.context(format!("weight '{}'", w.name)))?;
+        let quant = w.quantization.as_ref();
+        let elem = stored_size(dtype, quant.map(|q| q.dtype.as_str()))
+            .map_err(|e| e.context(format!("weight '{}'", w.name)))?;
+        let len = shape.num_elements().checked_mul(elem).ok_or_else(|| {
+            crate::status::resource_exhausted(format!("weight '{}' is too large", w.name))
+        })?;
+        slots.push(WeightSlot {
+            name: &w.name,
+            dtype,
+            shape,
+            offset,
+            len,
+            quant,
+        });
+        offset = offset.checked_add(len).ok_or_else(|| {
+            crate::status::resource_exhausted("weights manifest describes too many bytes")
+        })?;
+    }
+    if offset != available {
+        return Err(invalid_argument(format!(
+            "weight data is {available} bytes but the manifest describes {offset} bytes \
+             (a shard is missing, short or too long)"
+        )));
+    }
+    Ok(slots)
+}
+
+fn tensor_info(name: &str, t: &SignatureTensor) -> Result<TensorInfo> {
+    let dtype = match &t.dtype {
+        Some(d) => parse_dtype(&serde_json::Value::String(d.clone()))?,
+        None => DType::Float32,
+    };
+    let shape = match &t.tensor_shape {
+        Some(s) => parse_shape(s)?,
+        None => None,
+    };
+    Ok(TensorInfo {
+        name: name.to_string(),
+        tensor_name: t.name.clone(),
+        dtype,
+        shape,
+    })
+}
+
+/// Placeholders as inputs, and nodes nobody consumes as outputs: TF.js's rule without a signature.
+fn default_signature(nodes: &[NodeDef]) -> Result<(Vec<TensorInfo>, Vec<TensorInfo>)> {
+    let mut consumed = std::collections::HashSet::new();
+    for n in nodes {
+        for i in &n.input {
+            consumed.insert(parse_input(i)?.node);
+        }
+    }
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for n in nodes {
+        if n.op == "Placeholder" {
+            let dtype = n
+                .attr
+                .get("dtype")
+                .map(AttrValue::from_json)
+                .transpose()?
+                .and_then(|v| match v {
+                    AttrValue::Type(t) => Some(t),
+                    _ => None,
+                })
+                .unwrap_or(DType::Float32);
+            let shape = match n.attr.get("shape").map(AttrValue::from_json).transpose()? {
+                Some(AttrValue::Shape(s)) => s,
+                _ => None,
+            };
+            inputs.push(TensorInfo {
+                name: n.name.clone(),
+                tensor_name: format!("{}:0", n.name),
+                dtype,
+                shape,
+            });
+        } else if !consumed.contains(n.name.as_str()) && n.op != "NoOp" {
+            outputs.push(TensorInfo {
+                name: n.name.clone(),
+                tensor_name: format!("{}:0", n.name),
+                dtype: DType::Float32,
+                shape: None,
+            });
+        }
+    }
+    Ok((inputs, outputs))
+}
+
+/// Op attrs the executor passes: those the op declares (others, like `_output_shapes` or device
+/// placement hints, cannot change what our kernel computes), parsed and type-checked now.
+fn node_attrs(n: &NodeDef, def: &'static ops::OpDef) -> Result<Vec<(&'static str, AttrValue)>> {
+    let mut out = Vec::new();
+    for spec in &def.attrs {
+        if let Some(v) = n.attr.get(spec.name) {
+            let value = AttrValue::from_json(v)
+                .and_then(|v| {
+                    v.coerce(spec.ty).map_err(|v| {
+                        invalid_argument(format!(
+                            "attr '{}' must be {}, got {}",
+                            spec.name,
+                            spec.ty.name(),
+                            v.attr_type().name()
+                        ))
+                    })
+                })
+                .map_err(|e| e.context(format!("node '{}' ({})", n.name, n.op)))?;
+            out.push((spec.name, value));
+        }
+    }
+    Ok(out)
+}
+
+pub fn load(
+    ctx: &mut EagerContext,
+    model_json: &str,
+    weights: &[u8],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<GraphModel> {
+    let m = parse(model_json)?;
+    let topo = m.model_topology.as_ref().expect("checked in parse");
+    let groups = m.weights_manifest.as_deref().unwrap_or_default();
+    let nodes = &topo.node;
+    if topo
+        .library
+        .as_ref()
+        .and_then(|l| l.get("function"))
+        .and_then(|f| f.as_array())
+        .is_some_and(|f| !f.is_empty())
+    {
+        return Err(unimplemented(
+            "model.json has a function library (control flow v2); not supported",
+        ));
+    }
+    let index = index_nodes(nodes)?;
+    let edges = resolve_edges(nodes, &index)?;
+
+    let (inputs, outputs) = match &m.signature {
+        Some(sig) if !sig.inputs.is_empty() || !sig.outputs.is_empty() => (
+            sig.inputs
+                .iter()
+                .map(|(k, t)| tensor_info(k, t))
+                .collect::<Result<Vec<_>>>()?,
+            sig.outputs
+                .iter()
+                .map(|(k, t)| tensor_info(k, t))
+                .collect::<Result<Vec<_>>>()?,
+        ),
+        _ => default_signature(nodes)?,
+    };
+    if outputs.is_empty() {
+        return Err(invalid_argument("model has no outputs"));
+    }
+    let locate = |info: &TensorInfo| -> Result<(usize, usize)> {
+        let r = parse_input(&info.tensor_name)?;
+        let &i = index.get(r.node).ok_or_else(|| {
+            invalid_argument(format!(
+                "signature tensor '{}' names no node in the graph",
+                info.tensor_name
+            ))
+        })?;
+        Ok((i, r.output))
+    };
+    let output_refs = outputs.iter().map(locate).collect::<Result<Vec<_>>>()?;
+    let mut feed_of: HashMap<usize, usize> = HashMap::new();
+    for (k, info) in inputs.iter().enumerate() {
+        let (i, _) = locate(info)?;
+        feed_of.insert(i, k);
+    }
+    let targets: Vec<usize> = output_refs.iter().map(|&(i, _)| i).collect();
+    let order = execution_order(nodes, &edges, &targets)?;
+
+    // Classify every needed node before touching the context, so a bad model allocates nothing.
+    let slots = plan_weights(groups, weights.len())?;
+    let weight_of: HashMap<&str, usize> =
+        slots.iter().enumerate().map(|(i, s)| (s.name, i)).collect();
+    enum Plan {
+        Feed(usize),
+        Weight(usize),
+        Constant(Tensor),
+        Op(&'static ops::OpDef, Vec<(&'static str, AttrValue)>),
+    }
+    let mut plans = Vec::with_capacity(order.len());
+    for &i in &order {
+        let n = &nodes[i];
+        let plan = if let Some(&k) = feed_of.get(&i) {
+            Plan::Feed(k)
+        } else if n.op == "Const" {
+            match (weight_of.get(n.name.as_str()), n.attr.get("value")) {
+                (Some(&w), _) => Plan::Weight(w),
+                (None, Some(v)) => match AttrValue::from_json(v)
+                    .map_err(|e| e.context(format!("node '{}'", n.name)))?
+                {
+                    AttrValue::Tensor(t) => Plan::Constant(t),
+                    _ => {
+                        return Err(invalid_argument(format!(
+                            "Const node '{}' has a non-tensor value",
+                            n.name
+                        )))
+                    }
+                },
+                (None, None) => {
+                    return Err(invalid_argument(format!(
+                        "Const node '{}' has no weight in the manifest and no value",
+                        n.name
+                    )))
+                }
+            }
+        } else if n.op == "Placeholder" {
+            return Err(invalid_argument(format!(
+                "Placeholder '{}' is needed by an output but is not a signature input",
+                n.name
+            )));
+        } else {
+            let def = ops::lookup(&n.op).map_err(|_| {
+                unimplemented(format!(
+                    "model uses op '{}' (node '{}'), which eager-wasm does not support",
+                    n.op, n.name
+                ))
+            })?;
+            Plan::Op(def, node_attrs(n, def)?)
+        };
+        plans.push(plan);
+    }
+
+    // Uses of each (node, output): consumers among needed nodes, plus model outputs.
+    let position: HashMap<usize, usize> = order.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+    let mut uses: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    let bump = |uses: &mut Vec<Vec<u32>>, p: usize, out: usize| {
+        if uses[p].len() <= out {
+            uses[p].resize(out + 1, 0);
+        }
+        uses[p][out] += 1;
+    };
+    let mut node_inputs = Vec::with_capacity(order.len());
+    for &i in &order {
+        let ins: Vec<(usize, usize)> = edges[i].0.iter().map(|&(s, o)| (position[&s], o)).collect();
+        for &(p, o) in &ins {
+            bump(&mut uses, p, o);
+        }
+        node_inputs.push(ins);
+    }
+    let outputs_pos: Vec<(usize, usize)> = output_refs
+        .iter()
+        .map(|&(i, o)| (position[&i], o))
+        .collect();
+    for &(p, o) in &outputs_pos {
+        bump(&mut uses, p, o);
+    }
+
+    // Restore weights as variables, owned by a new scope; on any failure the scope is destroyed.
+    let scope = ctx.new_scope();
+    let previous = ctx.enter_scope(scope);
+    let restored = restore_variables(ctx, &slots, weights, progress);
+    ctx.enter_scope(previous);
+    let handles = match restored {
+        Ok(h) => h,
+        Err(e) => {
+            ctx.destroy_scope(scope);
+            return Err(e);
+        }
+    };
+    let weight_bytes = handles.iter().map(|(_, _, b)| b).sum();
+
+    let mut handles: Vec<Option<(Tensor, DType, usize)>> = handles.into_iter().map(Some).collect();
+    let mut graph_nodes = Vec::with_capacity(order.len());
+    for (((&i, plan), inputs), uses) in order.iter().zip(plans).zip(node_inputs).zip(uses) {
+        let kind = match plan {
+            Plan::Feed(k) => NodeKind::Feed(k),
+            Plan::Constant(t) => NodeKind::Constant(t),
+            Plan::Op(def, attrs) => NodeKind::Op { def, attrs },
+            Plan::Weight(w) => match handles[w].take() {
+                Some((handle, dtype, _)) => NodeKind::Variable { handle, dtype },
+                // Two Const nodes can't share a name, so a weight is claimed once.
+                None => return Err(internal_cleanup(ctx, scope, "weight claimed twice")),
+            },
+        };
+        graph_nodes.push(Node {
+            name: nodes[i].name.clone(),
+            kind,
+            inputs,
+            uses,
+        });
+    }
+    Ok(GraphModel {
+        loaded: Some(Loaded {
+            scope,
+            nodes: graph_nodes,
+            outputs: outputs_pos,
+        }),
+        inputs,
+        outputs,
+        weight_bytes,
+    })
+}
+
+fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status {
+    ctx.destroy_scope(scope);
+    crate::status::internal(msg)
+}
+
+/// VarHandleOp + AssignVariableOp per weight, executed through the context like TF's restore.
+fn restore_variables(
+    ctx: &mut EagerContext,
+    slots: &[WeightSlot<'_>],
+    weights: &[u8],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<Vec<(Tensor, DType, usize)>> {
+    let total = weights.len();
+    let mut done = 0;
+    let mut out = Vec::with_capacity(slots.len());
+    for s in slots {
+        let bytes = &weights[s.offset..s.offset + s.len];
+        let n = s.shape.num_elements();
+        let data = match s.quant {
+            None => decode_le(s.dtype, bytes, n)?,
+            Some(q) => dequantize(bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
+        };
+        let value = Tensor::new(s.shape.clone(), data)?;
+        let shape_attr: Vec<i64> = s.shape.dims().iter().map(|&d| d as i64).collect();
+        let shared_name = ctx.variable_shared_name(s.name);
+        let handle = ctx
+            .execute(
+                "VarHandleOp",
+                &[],
+                [
+                    ("shared_name", AttrValue::Str(shared_name.into_bytes())),
+                    ("dtype", AttrValue::Type(s.dtype)),
+                    ("shape", AttrValue::Shape(Some(shape_attr))),
+                ],
+            )?
+            .pop()
+            .ok_or_else(|| crate::status::internal("VarHandleOp returned no handle"))?;
+        let bytes_len = value.byte_len();
+        ctx.execute(
+            "AssignVariableOp",
+            &[handle.clone(), value],
+            [("dtype", AttrValue::Type(s.dtype))],
+        )?;
+        out.push((handle, s.dtype, bytes_len));
+        done += s.len;
+        progress(done, total);
+    }
+    Ok(out)
+}
