@@ -800,11 +800,11 @@ mod op_tests {
     #[test]
     fn unary_rounding_and_signs() {
         let x = t(&[7], &[-2.5f32, -1.5, -0.5, 0.5, 1.5, 2.5, f32::NAN]);
-        let r = run("Round", &[x.clone()], vec![]).unwrap();
+        let r = run("Round", std::slice::from_ref(&x), vec![]).unwrap();
         assert_eq!(&r.f32s().unwrap()[..6], &[-2., -2., -0., 0., 2., 2.]);
-        let s = run("Sign", &[x.clone()], vec![]).unwrap();
+        let s = run("Sign", std::slice::from_ref(&x), vec![]).unwrap();
         assert_eq!(&s.f32s().unwrap()[..6], &[-1., -1., -1., 1., 1., 1.]);
-        let f = run("Floor", &[x.clone()], vec![]).unwrap();
+        let f = run("Floor", std::slice::from_ref(&x), vec![]).unwrap();
         assert_eq!(&f.f32s().unwrap()[..3], &[-3., -2., -1.]);
         let c = run("Ceil", &[x], vec![]).unwrap();
         assert_eq!(&c.f32s().unwrap()[..3], &[-2., -1., -0.]);
@@ -818,7 +818,7 @@ mod op_tests {
     fn cast_truncates_and_maps_bools() {
         let x = t(&[4], &[-1.7f32, 1.7, 0.0, 3e9]);
         let dst = |d: DType| vec![("DstT", AttrValue::Type(d))];
-        let i = run("Cast", &[x.clone()], dst(DType::Int32)).unwrap();
+        let i = run("Cast", std::slice::from_ref(&x), dst(DType::Int32)).unwrap();
         assert_eq!(&i.as_slice::<i32>().unwrap()[..3], &[-1, 1, 0]);
         let b = run("Cast", &[x], dst(DType::Bool)).unwrap();
         assert_eq!(b.as_slice::<bool>().unwrap(), &[true, true, false, true]);
