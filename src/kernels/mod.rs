@@ -5,6 +5,7 @@ pub mod broadcast;
 pub mod math;
 pub mod reduce;
 pub mod resource;
+pub mod space_batch;
 
 use crate::ops::{NodeAttrs, Registry};
 use crate::resource::{ResourceManager, ScopeId};
@@ -60,6 +61,7 @@ impl Kernel for SimpleKernel {
 
 pub fn register_all(reg: &mut Registry) {
     resource::register(reg);
+    space_batch::register(reg);
     math::register(reg);
     reduce::register(reg);
 }
