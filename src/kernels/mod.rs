@@ -1,6 +1,7 @@
 //! Kernels: the `Kernel` trait, how kernels are made from attrs, and registration of every family.
 //! Each family module declares its ops (definition + kernel) in a `register` function.
 
+pub mod array;
 pub mod broadcast;
 pub mod resource;
 
@@ -58,4 +59,5 @@ impl Kernel for SimpleKernel {
 
 pub fn register_all(reg: &mut Registry) {
     resource::register(reg);
+    array::register(reg);
 }
