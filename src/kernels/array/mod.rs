@@ -12,7 +12,11 @@ mod slice;
 pub mod strided;
 mod transpose;
 
-pub use strided::gather_strided;
+pub use gather::gather;
+pub use shape_ops::reshape_target;
+pub use slice::{strided_spec, SliceMasks, StridedSpec};
+pub use strided::{for_each_base, gather_strided};
+pub use transpose::{normalize_perm, transpose};
 
 use crate::ops::Registry;
 use crate::status::{invalid_argument, Result};

@@ -103,12 +103,7 @@ fn check_bounds(len: usize, offset: isize, dims: &[usize], strides: &[isize]) ->
 
 /// Calls `f(base)` for every index of `dims` in row-major order, where `base` is the source
 /// address of that index (an odometer: no division per step).
-pub(crate) fn for_each_base(
-    offset: isize,
-    dims: &[usize],
-    strides: &[isize],
-    mut f: impl FnMut(isize),
-) {
+pub fn for_each_base(offset: isize, dims: &[usize], strides: &[isize], mut f: impl FnMut(isize)) {
     if dims.contains(&0) {
         return;
     }
