@@ -1,6 +1,7 @@
 //! Kernels: the `Kernel` trait, how kernels are made from attrs, and registration of every family.
 //! Each family module declares its ops (definition + kernel) in a `register` function.
 
+pub mod array;
 pub mod broadcast;
 pub mod math;
 pub mod reduce;
@@ -64,4 +65,5 @@ pub fn register_all(reg: &mut Registry) {
     space_batch::register(reg);
     math::register(reg);
     reduce::register(reg);
+    array::register(reg);
 }
