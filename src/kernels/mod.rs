@@ -2,6 +2,7 @@
 //! Each family module declares its ops (definition + kernel) in a `register` function.
 
 pub mod broadcast;
+pub mod nn;
 pub mod resource;
 
 use crate::ops::{NodeAttrs, Registry};
@@ -57,5 +58,6 @@ impl Kernel for SimpleKernel {
 }
 
 pub fn register_all(reg: &mut Registry) {
+    nn::register(reg);
     resource::register(reg);
 }
