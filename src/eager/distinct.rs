@@ -41,6 +41,11 @@ impl DistinctCounter {
     pub fn insert(&mut self, fp: u64) {
         match self {
             DistinctCounter::Exact(set) => {
+                // `contains` first: hashbrown's insert reserves room before it looks, so inserting a
+                // key already present into a full table would grow it (heap creeping on cache hits).
+                if set.contains(&fp) {
+                    return;
+                }
                 set.insert(fp);
                 if set.len() > EXACT_LIMIT {
                     let mut regs = Box::new([0u8; M]);

@@ -60,9 +60,16 @@ fn plan_weights(groups: &[ManifestGroup], available: usize) -> Result<Vec<Weight
         let quant = w.quantization.as_ref();
         let elem = stored_size(dtype, quant.map(|q| q.dtype.as_str()))
             .map_err(|e| e.context(format!("weight '{}'", w.name)))?;
-        let len = shape.num_elements().checked_mul(elem).ok_or_else(|| {
-            crate::status::resource_exhausted(format!("weight '{}' is too large", w.name))
-        })?;
+        let len = shape
+            .num_elements()
+            .checked_mul(elem)
+            .filter(|&l| l <= crate::tensor::MAX_TENSOR_BYTES)
+            .ok_or_else(|| {
+                crate::status::resource_exhausted(format!(
+                    "weight '{}' of shape {:?} is too large to allocate",
+                    w.name, w.shape
+                ))
+            })?;
         slots.push(WeightSlot {
             name: &w.name,
             dtype,
