@@ -29,13 +29,16 @@ pub fn register(reg: &mut Registry) {
     );
 }
 
+/// Block sizes, and per spatial dim the (before, after) paddings or crops.
+type BlockSpec = (Vec<usize>, Vec<(usize, usize)>);
+
 /// Validated block sizes and per-spatial-dim (before, after) amounts.
 fn block_and_pairs(
     input: &Tensor,
     block: &Tensor,
     pairs: &Tensor,
     what: &str,
-) -> Result<(Vec<usize>, Vec<(usize, usize)>)> {
+) -> Result<BlockSpec> {
     let b = block.to_i64_vec()?;
     let m = b.len();
     if block.rank() != 1 || m == 0 {
