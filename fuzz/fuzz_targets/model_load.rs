@@ -85,7 +85,12 @@ fuzz_target!(|data: &[u8]| {
             5 => if let Some(n) = pick(&mut doc, x) { n["name"] = json!(doc_node_name(json, y)) },
             6 => if let Some(n) = pick(&mut doc, x) { if let Some(i) = n["input"].as_array_mut() { i.push(json!(format!("^{}", doc_node_name(json, y)))) } },
             7 => doc["signature"]["inputs"] = json!({}),
-            8 => if let Some(b) = weights.get_mut(x as usize * 31 % weights.len().max(1)) { *b = y },
+            8 => {
+                let i = x as usize * 31 % weights.len().max(1);
+                if let Some(b) = weights.get_mut(i) {
+                    *b = y;
+                }
+            }
             _ => if let Some(n) = pick(&mut doc, x) { n["input"] = json!([]) },
         }
     }
