@@ -2,6 +2,8 @@
 //! Each family module declares its ops (definition + kernel) in a `register` function.
 
 pub mod broadcast;
+pub mod math;
+pub mod reduce;
 pub mod resource;
 
 use crate::ops::{NodeAttrs, Registry};
@@ -58,4 +60,6 @@ impl Kernel for SimpleKernel {
 
 pub fn register_all(reg: &mut Registry) {
     resource::register(reg);
+    math::register(reg);
+    reduce::register(reg);
 }

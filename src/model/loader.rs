@@ -3,7 +3,7 @@
 
 use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
 use super::graph::{execution_order, index_nodes, parse_input, resolve_edges};
-use super::weights::{decode_le, dequantize, stored_size};
+use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
 use super::{GraphModel, Loaded, Node, NodeKind, TensorInfo};
 use crate::eager::EagerContext;
 use crate::ops::attr::{parse_dtype, parse_shape};
@@ -169,10 +169,10 @@ fn node_attrs(n: &NodeDef, def: &'static ops::OpDef) -> Result<Vec<(&'static str
     Ok(out)
 }
 
-pub fn load(
+pub fn load<W: WeightSource + ?Sized>(
     ctx: &mut EagerContext,
     model_json: &str,
-    weights: &[u8],
+    weights: &W,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<GraphModel> {
     let m = parse(model_json)?;
@@ -229,7 +229,7 @@ pub fn load(
     let order = execution_order(nodes, &edges, &targets)?;
 
     // Classify every needed node before touching the context, so a bad model allocates nothing.
-    let slots = plan_weights(groups, weights.len())?;
+    let slots = plan_weights(groups, weights.byte_len())?;
     let weight_of: HashMap<&str, usize> =
         slots.iter().enumerate().map(|(i, s)| (s.name, i)).collect();
     enum Plan {
@@ -358,22 +358,23 @@ fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status
 }
 
 /// VarHandleOp + AssignVariableOp per weight, executed through the context like TF's restore.
-fn restore_variables(
+fn restore_variables<W: WeightSource + ?Sized>(
     ctx: &mut EagerContext,
     slots: &[WeightSlot<'_>],
-    weights: &[u8],
+    weights: &W,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<(Tensor, DType, usize)>> {
-    let total = weights.len();
+    let total = weights.byte_len();
     let mut done = 0;
     let mut out = Vec::with_capacity(slots.len());
     for s in slots {
-        let bytes = &weights[s.offset..s.offset + s.len];
+        let bytes = read_weight(weights, s.offset, s.len)?;
         let n = s.shape.num_elements();
         let data = match s.quant {
-            None => decode_le(s.dtype, bytes, n)?,
-            Some(q) => dequantize(bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
+            None => decode_le(s.dtype, &bytes, n)?,
+            Some(q) => dequantize(&bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
         };
+        drop(bytes);
         let value = Tensor::new(s.shape.clone(), data)?;
         let shape_attr: Vec<i64> = s.shape.dims().iter().map(|&d| d as i64).collect();
         let shared_name = ctx.variable_shared_name(s.name);

@@ -76,10 +76,10 @@ impl GraphModel {
 
     /// Loads `model_json` with `weights` (all shards concatenated in manifest order). `progress`
     /// gets (weight bytes done, total) as variables are restored.
-    pub fn load(
+    pub fn load<W: weights::WeightSource + ?Sized>(
         ctx: &mut EagerContext,
         model_json: &str,
-        weights: &[u8],
+        weights: &W,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<GraphModel> {
         loader::load(ctx, model_json, weights, progress)

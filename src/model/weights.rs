@@ -1,7 +1,54 @@
-//! Weight bytes to tensors: little-endian decoding and dequantization.
+//! Weight bytes to tensors: where the bytes come from, little-endian decoding, dequantization.
 
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Data};
+
+/// The concatenated weight shards. Read weight by weight, so a source outside the Rust heap (a JS
+/// ArrayBuffer) is never copied in whole: peak memory stays one copy of the weights.
+pub trait WeightSource {
+    fn byte_len(&self) -> usize;
+    /// Fills `dst` with the bytes at `offset..offset + dst.len()` (always in range: checked first).
+    fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()>;
+}
+
+impl WeightSource for [u8] {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+
+    fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let src = self
+            .get(offset..offset + dst.len())
+            .ok_or_else(|| invalid_argument("weight read out of range"))?;
+        dst.copy_from_slice(src);
+        Ok(())
+    }
+}
+
+impl WeightSource for Vec<u8> {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+
+    fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        self.as_slice().read_into(offset, dst)
+    }
+}
+
+/// Bytes of one weight, in a fallibly allocated buffer.
+pub fn read_weight(
+    src: &(impl WeightSource + ?Sized),
+    offset: usize,
+    len: usize,
+) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len).map_err(|_| {
+        crate::status::resource_exhausted(format!("out of memory reading a weight of {len} bytes"))
+    })?;
+    buf.resize(len, 0);
+    src.read_into(offset, &mut buf)?;
+    Ok(buf)
+}
 
 /// Decodes `n` little-endian elements of `dtype` from `bytes` (exact length required).
 pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
@@ -131,16 +178,10 @@ pub fn f16_to_f32(h: u16) -> f32 {
     let mant = (h & 0x3ff) as u32;
     let bits = match (exp, mant) {
         (0, 0) => sign,
+        // Subnormal: m * 2^-24 (0x3380_0000 is 2^-24), exact in f32.
         (0, m) => {
-            // Subnormal: normalize the mantissa.
-            let mut e: i32 = -1;
-            let mut m = m;
-            while m & 0x400 == 0 {
-                m <<= 1;
-                e -= 1;
-            }
-            let m = m & 0x3ff;
-            sign | (((127 - 15 + 1 + e) as u32) << 23) | (m << 13)
+            let v = m as f32 * f32::from_bits(0x3380_0000);
+            return if sign != 0 { -v } else { v };
         }
         (0x1f, 0) => sign | 0x7f80_0000,
         (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),

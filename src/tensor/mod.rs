@@ -122,31 +122,36 @@ element!(i32, I32, Int32);
 element!(i64, I64, Int64);
 element!(bool, Bool, Bool);
 
-/// Allocates `n` default elements, turning allocation failure into ResourceExhausted instead of an
-/// abort (a wasm memory that cannot grow must not take the instance down).
-pub fn try_alloc<T: Element>(n: usize) -> Result<Vec<T>> {
+/// Largest buffer one tensor may have: 2 GiB, what a wasm32 instance can address in one piece. The
+/// same bound natively keeps behaviour identical and stops a hostile shape from reaching the OS
+/// allocator (where overcommit would turn it into an OOM kill instead of an error).
+pub const MAX_TENSOR_BYTES: usize = (i32::MAX as usize) + 1;
+
+fn exhausted<T: Element>(n: usize, why: &str) -> crate::status::Status {
+    resource_exhausted(format!(
+        "cannot allocate a {} tensor of {n} elements ({} bytes): {why}",
+        T::DTYPE,
+        n.saturating_mul(std::mem::size_of::<T>())
+    ))
+}
+
+/// Reserves room for `n` elements, turning an oversized request or allocation failure into
+/// ResourceExhausted instead of an abort (a wasm memory that cannot grow must not take the
+/// instance down).
+pub fn try_with_capacity<T: Element>(n: usize) -> Result<Vec<T>> {
+    if n.saturating_mul(std::mem::size_of::<T>()) > MAX_TENSOR_BYTES {
+        return Err(exhausted::<T>(n, "over the 2 GiB limit for one tensor"));
+    }
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        resource_exhausted(format!(
-            "out of memory allocating {} bytes for a {} tensor",
-            n.saturating_mul(std::mem::size_of::<T>()),
-            T::DTYPE
-        ))
-    })?;
-    v.resize(n, T::default());
+    v.try_reserve_exact(n)
+        .map_err(|_| exhausted::<T>(n, "out of memory"))?;
     Ok(v)
 }
 
-/// Allocates room for `n` elements without initializing the length (for push-style kernels).
-pub fn try_with_capacity<T: Element>(n: usize) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        resource_exhausted(format!(
-            "out of memory allocating {} bytes for a {} tensor",
-            n.saturating_mul(std::mem::size_of::<T>()),
-            T::DTYPE
-        ))
-    })?;
+/// `n` default-valued elements, with `try_with_capacity`'s failure handling.
+pub fn try_alloc<T: Element>(n: usize) -> Result<Vec<T>> {
+    let mut v = try_with_capacity(n)?;
+    v.resize(n, T::default());
     Ok(v)
 }
 

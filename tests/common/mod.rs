@@ -2,13 +2,119 @@
 //! comparison against TF's outputs.
 #![allow(dead_code)]
 
+use eager_wasm::model::GraphModel;
 use eager_wasm::tensor::{Data, Shape};
-use eager_wasm::{DType, Tensor};
+use eager_wasm::{AttrValue, DType, EagerContext, Tensor};
 use serde_json::Value;
 use std::path::PathBuf;
 
+/// Tolerance every TF comparison uses: |got - want| <= ATOL + RTOL * |want|.
+pub const ATOL: f32 = 1e-5;
+pub const RTOL: f32 = 1e-4;
+
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Runs one TF-generated op case (tests/fixtures/ops/*.json): outputs within tolerance, or the
+/// error class TF raised.
+pub fn run_op_case(ctx: &mut EagerContext, case: &Value) -> Result<(), String> {
+    let op = case["op"].as_str().ok_or("case without op")?;
+    let inputs: Vec<_> = case["inputs"]
+        .as_array()
+        .map(|a| a.iter().map(tensor_from_json).collect())
+        .unwrap_or_default();
+    let attrs: Vec<(String, AttrValue)> = case["attrs"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        AttrValue::from_json(v).expect("fixture attr parses"),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let result = ctx.execute(op, &inputs, attrs);
+    if let Some(code) = case.get("error").and_then(Value::as_str) {
+        return match result {
+            Err(e) if e.code.name() == code => Ok(()),
+            Err(e) => Err(format!("expected {code}, got {e}")),
+            Ok(_) => Err(format!("expected {code}, got success")),
+        };
+    }
+    let got = result.map_err(|e| e.to_string())?;
+    let want = case["outputs"].as_array().ok_or("case without outputs")?;
+    if got.len() != want.len() {
+        return Err(format!("{} outputs, expected {}", got.len(), want.len()));
+    }
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        compare(g, &tensor_from_json(w), ATOL, RTOL).map_err(|e| format!("output {i}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Runs every case of one fixture file; returns (passed, failure descriptions).
+pub fn run_op_file(ctx: &mut EagerContext, stem: &str, json: &str) -> (usize, Vec<String>) {
+    let cases: Value = serde_json::from_str(json).expect("fixture JSON");
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for case in cases.as_array().expect("array of cases") {
+        match run_op_case(ctx, case) {
+            Ok(()) => passed += 1,
+            Err(e) => failures.push(format!(
+                "{stem}/{} ({}): {e}",
+                case["name"].as_str().unwrap_or("?"),
+                case["op"]
+            )),
+        }
+    }
+    (passed, failures)
+}
+
+/// Reference inputs and outputs of a model fixture, as (signature name, tensor) pairs.
+pub type Io = Vec<(String, Tensor)>;
+
+pub fn reference(json: &str) -> (Io, Io) {
+    let r: Value = serde_json::from_str(json).expect("reference JSON");
+    let side = |k: &str| {
+        r[k].as_object()
+            .expect("reference side")
+            .iter()
+            .map(|(n, v)| (n.clone(), tensor_from_json(v)))
+            .collect::<Vec<_>>()
+    };
+    (side("inputs"), side("outputs"))
+}
+
+/// Loads a model, predicts TF's reference inputs, compares all outputs, disposes.
+pub fn check_model(
+    ctx: &mut EagerContext,
+    model_json: &str,
+    weights: &[u8],
+    reference_json: &str,
+    atol: f32,
+    rtol: f32,
+) -> Result<(), String> {
+    let mut model =
+        GraphModel::load(ctx, model_json, weights, &mut |_, _| {}).map_err(|e| e.to_string())?;
+    let (inputs, want) = reference(reference_json);
+    let got = model.predict(ctx, inputs).map_err(|e| e.to_string())?;
+    for (info, g) in model.outputs().iter().zip(&got) {
+        let w = &want
+            .iter()
+            .find(|(n, _)| *n == info.name)
+            .ok_or_else(|| format!("no reference for output {}", info.name))?
+            .1;
+        compare(g, w, atol, rtol).map_err(|e| format!("output {}: {e}", info.name))?;
+    }
+    model.dispose(ctx);
+    if ctx.memory().num_resources != 0 {
+        return Err("resources left after dispose".into());
+    }
+    Ok(())
 }
 
 /// `{"dtype": "float32", "shape": [..], "data": [..]}` to a tensor.
@@ -85,4 +191,99 @@ pub fn compare(got: &Tensor, want: &Tensor, atol: f32, rtol: f32) -> Result<(), 
         (Data::Bool(g), Data::Bool(w)) if g == w => Ok(()),
         (g, w) => Err(format!("values differ: got {g:?}, expected {w:?}")),
     }
+}
+
+macro_rules! op_fixtures {
+    ($($stem:literal),* $(,)?) => {
+        /// Every op fixture file, embedded so the wasm suites (which cannot read files) run them too.
+        pub const OP_FIXTURES: &[(&str, &str)] =
+            &[$(($stem, include_str!(concat!("../fixtures/ops/", $stem, ".json")))),*];
+    };
+}
+
+op_fixtures!(
+    "array",
+    "batchnorm",
+    "binary",
+    "compare",
+    "conv",
+    "matmul",
+    "pool",
+    "reduce",
+    "resize",
+    "softmax",
+    "unary",
+);
+
+pub struct ModelFixture {
+    pub name: &'static str,
+    pub json: &'static str,
+    pub weights: &'static [u8],
+    pub reference: &'static str,
+    /// For quantized models: TF's outputs with weights dequantized exactly as TF.js does.
+    pub reference_dequantized: Option<&'static str>,
+}
+
+macro_rules! model_fixture {
+    ($name:literal) => {
+        model_fixture!($name, None)
+    };
+    ($name:literal, dequantized) => {
+        model_fixture!(
+            $name,
+            Some(include_str!(concat!(
+                "../fixtures/models/",
+                $name,
+                "/reference_dequantized.json"
+            )))
+        )
+    };
+    ($name:literal, $deq:expr) => {
+        ModelFixture {
+            name: $name,
+            json: include_str!(concat!("../fixtures/models/", $name, "/model.json")),
+            weights: include_bytes!(concat!(
+                "../fixtures/models/",
+                $name,
+                "/group1-shard1of1.bin"
+            )),
+            reference: include_str!(concat!("../fixtures/models/", $name, "/reference.json")),
+            reference_dequantized: $deq,
+        }
+    };
+}
+
+/// Every model fixture (all single-shard), embedded for the wasm suites.
+pub const MODEL_FIXTURES: &[ModelFixture] = &[
+    model_fixture!("activations"),
+    model_fixture!("cnn"),
+    model_fixture!("conv_variants"),
+    model_fixture!("lstm"),
+    model_fixture!("mlp"),
+    model_fixture!("mlp_float16", dequantized),
+    model_fixture!("mlp_uint8", dequantized),
+    model_fixture!("mobilenet"),
+    model_fixture!("tensor_ops"),
+    model_fixture!("tensor_ops2"),
+];
+
+/// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized
+/// models, plus a loose bound against the float model). Returns failure descriptions.
+pub fn check_all_models(ctx: &mut EagerContext) -> Vec<String> {
+    let mut failures = Vec::new();
+    for m in MODEL_FIXTURES {
+        let (reference, loose) = match m.reference_dequantized {
+            Some(d) => (d, Some(m.reference)),
+            None => (m.reference, None),
+        };
+        if let Err(e) = check_model(ctx, m.json, m.weights, reference, ATOL, RTOL) {
+            failures.push(format!("{}: {e}", m.name));
+        }
+        if let Some(r) = loose {
+            if let Err(e) = check_model(ctx, m.json, m.weights, r, 0.05, 0.0) {
+                failures.push(format!("{} vs float model: {e}", m.name));
+            }
+        }
+    }
+    failures
 }

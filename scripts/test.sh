@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Every test of eager-wasm, from a fresh machine: installs what is missing, then runs lint, native
+# tests, wasm tests (Node and headless Chromium), the JS API tests, the npm package check and the
+# demo page end-to-end. Every stage runs; the script fails if any stage failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "setup failed" >&2; exit 1; }
+export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
+
+passed=0
+failed=()
+stage() {
+  local name="$1"; shift
+  printf '\n\033[1;34m==== %s\033[0m\n' "$name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    printf '\033[1;32m==== %s: ok (%ss)\033[0m\n' "$name" $((SECONDS - start))
+  else
+    failed+=("$name")
+    printf '\033[1;31m==== %s: FAILED (%ss)\033[0m\n' "$name" $((SECONDS - start))
+  fi
+}
+
+stage "cargo fmt --check" cargo fmt --check
+stage "clippy (host)" cargo clippy --all-targets -- -D warnings
+stage "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
+stage "native tests" cargo test
+stage "wasm tests (Node + headless Chromium, SIMD128)" cargo test --target wasm32-unknown-unknown
+stage "npm run build" npm run build
+stage "JS API tests (Node)" npm run test:js
+stage "npm package installs and runs (Node + Chromium)" npm run test:pack
+stage "demo page end-to-end (Chromium)" npm run test:e2e
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+  printf 'failed stage: %s\n' "${failed[@]}"
+fi
+echo "stages: ${passed} passed, ${#failed[@]} failed"
+[ ${#failed[@]} -eq 0 ]

@@ -1,0 +1,877 @@
+//! Elementwise math: binary arithmetic with broadcasting, comparisons, logical ops, Select, AddN,
+//! unary functions, Cast, ZerosLike/OnesLike. Semantics follow TF's CPU kernels (integer division
+//! by zero is an error, Maximum/Minimum propagate NaN, Round is half-to-even).
+
+use super::broadcast::{binary_map, broadcast_shapes};
+use super::{KernelContext, KernelFactory::Simple};
+use crate::ops::def::{FLOAT, NUMERIC};
+use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::status::{invalid_argument, Result};
+use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
+
+type Outputs = Result<Vec<Tensor>>;
+
+/// Every storable dtype but resources: Equal/NotEqual, Cast, ZerosLike, Select's T.
+const VALUES: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::Bool];
+
+pub fn register(reg: &mut Registry) {
+    let binary: [(&'static str, super::ComputeFn, &'static [DType]); 12] = [
+        ("AddV2", add, NUMERIC),
+        ("Add", add, NUMERIC),
+        ("Sub", sub, NUMERIC),
+        ("Mul", mul, NUMERIC),
+        ("RealDiv", real_div, FLOAT),
+        ("Div", div, NUMERIC),
+        ("FloorDiv", floor_div, NUMERIC),
+        ("FloorMod", floor_mod, NUMERIC),
+        ("Maximum", maximum, NUMERIC),
+        ("Minimum", minimum, NUMERIC),
+        ("SquaredDifference", squared_difference, NUMERIC),
+        ("Pow", pow, NUMERIC),
+    ];
+    for (name, f, types) in binary {
+        reg.add(
+            OpBuilder::new(name, Simple(f))
+                .input("x", "T")
+                .input("y", "T")
+                .type_attr("T", types),
+        );
+    }
+    let compare: [(&'static str, super::ComputeFn); 4] = [
+        ("Greater", greater),
+        ("GreaterEqual", greater_equal),
+        ("Less", less),
+        ("LessEqual", less_equal),
+    ];
+    for (name, f) in compare {
+        reg.add(
+            OpBuilder::new(name, Simple(f))
+                .input("x", "T")
+                .input("y", "T")
+                .type_attr("T", NUMERIC),
+        );
+    }
+    for (name, f) in [
+        ("Equal", equal as super::ComputeFn),
+        ("NotEqual", not_equal),
+    ] {
+        reg.add(
+            OpBuilder::new(name, Simple(f))
+                .input("x", "T")
+                .input("y", "T")
+                .type_attr("T", VALUES)
+                .bool_attr("incompatible_shape_error", true),
+        );
+    }
+    for (name, f) in [
+        ("LogicalAnd", logical_and as super::ComputeFn),
+        ("LogicalOr", logical_or),
+    ] {
+        reg.add(
+            OpBuilder::new(name, Simple(f))
+                .fixed_input("x", DType::Bool)
+                .fixed_input("y", DType::Bool),
+        );
+    }
+    reg.add(OpBuilder::new("LogicalNot", Simple(logical_not)).fixed_input("x", DType::Bool));
+    for (name, f) in [
+        ("Select", select as super::ComputeFn),
+        ("SelectV2", select_v2),
+    ] {
+        reg.add(
+            OpBuilder::new(name, Simple(f))
+                .fixed_input("condition", DType::Bool)
+                .input("t", "T")
+                .input("e", "T")
+                .type_attr("T", VALUES),
+        );
+    }
+    reg.add(
+        OpBuilder::new("AddN", Simple(add_n))
+            .inputs_n("inputs", "N", "T")
+            .type_attr("T", NUMERIC),
+    );
+    let unary: [(&'static str, super::ComputeFn, &'static [DType]); 18] = [
+        ("Rsqrt", rsqrt, FLOAT),
+        ("Sqrt", sqrt, FLOAT),
+        ("Exp", exp, FLOAT),
+        ("Log", log, FLOAT),
+        ("Log1p", log1p, FLOAT),
+        ("Sin", sin, FLOAT),
+        ("Cos", cos, FLOAT),
+        ("Erf", erf, FLOAT),
+        ("Reciprocal", reciprocal, FLOAT),
+        ("Floor", floor, FLOAT),
+        ("Ceil", ceil, FLOAT),
+        ("Round", round, NUMERIC),
+        ("Neg", neg, NUMERIC),
+        ("Abs", abs, NUMERIC),
+        ("Square", square, NUMERIC),
+        ("Sign", sign, NUMERIC),
+        ("ZerosLike", zeros_like, VALUES),
+        ("OnesLike", ones_like, VALUES),
+    ];
+    for (name, f, types) in unary {
+        reg.add(
+            OpBuilder::new(name, Simple(f))
+                .input("x", "T")
+                .type_attr("T", types),
+        );
+    }
+    reg.add(
+        OpBuilder::new("Cast", Simple(cast))
+            .input("x", "SrcT")
+            .type_attr("SrcT", VALUES)
+            .type_attr("DstT", VALUES)
+            .bool_attr("Truncate", false),
+    );
+}
+
+/// Input `i`, or InvalidArgument if the caller passed too few (kernels can be run directly).
+fn input<'a>(inputs: &'a [Tensor], i: usize, name: &str) -> Result<&'a Tensor> {
+    inputs
+        .get(i)
+        .ok_or_else(|| invalid_argument(format!("missing input '{name}' (#{i})")))
+}
+
+fn two(inputs: &[Tensor]) -> Result<(&Tensor, &Tensor)> {
+    Ok((input(inputs, 0, "x")?, input(inputs, 1, "y")?))
+}
+
+fn unsupported(d: DType) -> crate::status::Status {
+    invalid_argument(format!("dtype {d} is not supported by this op"))
+}
+
+/// Elementwise `f` over any element type (a tight map the compiler can vectorize).
+pub fn unary_map<T: Element, O: Element>(t: &Tensor, f: impl Fn(T) -> O) -> Result<Tensor> {
+    let x = t.as_slice::<T>()?;
+    let mut out = try_with_capacity::<O>(x.len())?;
+    out.extend(x.iter().map(|&v| f(v)));
+    Tensor::from_vec(t.shape().clone(), out)
+}
+
+/// Elementwise `f` over a float32 tensor.
+pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
+    unary_map::<f32, f32>(t, f)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binary arithmetic
+
+/// Defines a kernel applying `$ef` to float32 and `$ei` to int32/int64 operands.
+macro_rules! arith {
+    ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
+        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+            let (x, y) = two(inputs)?;
+            Ok(vec![match x.dtype() {
+                DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
+                DType::Int32 => binary_map(x, y, |$a: i32, $b: i32| $ei)?,
+                DType::Int64 => binary_map(x, y, |$a: i64, $b: i64| $ei)?,
+                d => return Err(unsupported(d)),
+            }])
+        }
+    };
+}
+
+// Integer arithmetic wraps (two's complement), as TF's C++ kernels do in practice.
+arith!(add, |a, b| float: a + b, int: a.wrapping_add(b));
+arith!(sub, |a, b| float: a - b, int: a.wrapping_sub(b));
+arith!(mul, |a, b| float: a * b, int: a.wrapping_mul(b));
+arith!(maximum, |a, b| float: max_nan(a, b), int: a.max(b));
+arith!(minimum, |a, b| float: min_nan(a, b), int: a.min(b));
+arith!(squared_difference, |a, b| float: (a - b) * (a - b),
+    int: a.wrapping_sub(b).wrapping_mul(a.wrapping_sub(b)));
+
+fn max_nan(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+fn min_nan(a: f32, b: f32) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+fn real_div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (x, y) = two(inputs)?;
+    Ok(vec![binary_map(x, y, |a: f32, b: f32| a / b)?])
+}
+
+/// TF's safe integer kernels fail on a zero divisor. When `x` has elements, every element of `y`
+/// is used by the broadcast (or the shapes are incompatible), so checking `y` up front is exact.
+fn check_divisor<T: Element + Default>(x: &Tensor, y: &Tensor) -> Result<()> {
+    if x.num_elements() > 0 && y.as_slice::<T>()?.contains(&T::default()) {
+        return Err(invalid_argument("Integer division by zero"));
+    }
+    Ok(())
+}
+
+/// Kernels for ops with integer failure modes: `$check` runs on int inputs first.
+macro_rules! checked_arith {
+    ($fname:ident, $check:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
+        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+            let (x, y) = two(inputs)?;
+            Ok(vec![match x.dtype() {
+                DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
+                DType::Int32 => {
+                    $check::<i32>(x, y)?;
+                    binary_map(x, y, |$a: i32, $b: i32| $ei)?
+                }
+                DType::Int64 => {
+                    $check::<i64>(x, y)?;
+                    binary_map(x, y, |$a: i64, $b: i64| $ei)?
+                }
+                d => return Err(unsupported(d)),
+            }])
+        }
+    };
+}
+
+/// Floor division on integers: truncating division, one less when the signs differ and the
+/// division is inexact.
+macro_rules! floor_div_int {
+    ($a:expr, $b:expr) => {{
+        let (a, b) = ($a, $b);
+        let q = a.wrapping_div(b);
+        if a.wrapping_rem(b) != 0 && ((a < 0) != (b < 0)) {
+            q.wrapping_sub(1)
+        } else {
+            q
+        }
+    }};
+}
+
+/// Modulo with the sign of the divisor (Python semantics), as TF's FloorMod.
+macro_rules! floor_mod_int {
+    ($a:expr, $b:expr) => {{
+        let (a, b) = ($a, $b);
+        let r = a.wrapping_rem(b);
+        if r != 0 && ((r < 0) != (b < 0)) {
+            r.wrapping_add(b)
+        } else {
+            r
+        }
+    }};
+}
+
+fn floor_mod_f32(a: f32, b: f32) -> f32 {
+    let r = a % b;
+    if r != 0.0 && ((r < 0.0) != (b < 0.0)) {
+        r + b
+    } else {
+        r
+    }
+}
+
+/// Integer power by squaring with wrapping; the exponent is non-negative (checked first).
+macro_rules! int_pow {
+    ($a:expr, $b:expr) => {{
+        let (mut base, mut e) = ($a, $b);
+        let mut acc = 1;
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = base.wrapping_mul(acc);
+            }
+            base = base.wrapping_mul(base);
+            e >>= 1;
+        }
+        acc
+    }};
+}
+
+// `b == 0` cannot reach the integer closures (checked first); the guards keep them panic-free.
+checked_arith!(div, check_divisor, |a, b| float: a / b,
+    int: if b == 0 { 0 } else { a.wrapping_div(b) });
+checked_arith!(floor_div, check_divisor, |a, b| float: (a / b).floor(),
+    int: if b == 0 { 0 } else { floor_div_int!(a, b) });
+checked_arith!(floor_mod, check_divisor, |a, b| float: floor_mod_f32(a, b),
+    int: if b == 0 { 0 } else { floor_mod_int!(a, b) });
+checked_arith!(pow, check_exponent, |a, b| float: a.powf(b), int: int_pow!(a, b));
+
+fn check_exponent<T: Element + Default + PartialOrd>(x: &Tensor, y: &Tensor) -> Result<()> {
+    let zero = T::default();
+    if x.num_elements() > 0 && y.as_slice::<T>()?.iter().any(|v| *v < zero) {
+        return Err(invalid_argument(
+            "Integers to negative integer powers are not allowed",
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons and logic
+
+macro_rules! compare {
+    ($fname:ident, $op:tt) => {
+        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+            let (x, y) = two(inputs)?;
+            Ok(vec![match x.dtype() {
+                DType::Float32 => binary_map(x, y, |a: f32, b: f32| a $op b)?,
+                DType::Int32 => binary_map(x, y, |a: i32, b: i32| a $op b)?,
+                DType::Int64 => binary_map(x, y, |a: i64, b: i64| a $op b)?,
+                d => return Err(unsupported(d)),
+            }])
+        }
+    };
+}
+
+compare!(greater, >);
+compare!(greater_equal, >=);
+compare!(less, <);
+compare!(less_equal, <=);
+
+/// Equal / NotEqual: with `incompatible_shape_error=false`, shapes that do not broadcast give a
+/// scalar `!equal` instead of an error (TF's documented behaviour).
+fn equality(a: &NodeAttrs, inputs: &[Tensor], equal: bool) -> Outputs {
+    let (x, y) = two(inputs)?;
+    if broadcast_shapes(x.dims(), y.dims()).is_err() && !a.bool("incompatible_shape_error")? {
+        return Ok(vec![Tensor::scalar(!equal)]);
+    }
+    let out = crate::with_dtype!(x.dtype(), T, {
+        binary_map(x, y, |p: T, q: T| (p == q) == equal)
+    })?;
+    Ok(vec![out])
+}
+
+fn equal(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    equality(a, inputs, true)
+}
+
+fn not_equal(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    equality(a, inputs, false)
+}
+
+fn logical_and(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (x, y) = two(inputs)?;
+    Ok(vec![binary_map(x, y, |a: bool, b: bool| a && b)?])
+}
+
+fn logical_or(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (x, y) = two(inputs)?;
+    Ok(vec![binary_map(x, y, |a: bool, b: bool| a || b)?])
+}
+
+fn logical_not(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    Ok(vec![unary_map(input(inputs, 0, "x")?, |a: bool| !a)?])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Select
+
+fn select_inputs(inputs: &[Tensor]) -> Result<(&Tensor, &Tensor, &Tensor)> {
+    Ok((
+        input(inputs, 0, "condition")?,
+        input(inputs, 1, "t")?,
+        input(inputs, 2, "e")?,
+    ))
+}
+
+/// TF v1 Select: `t` and `e` have one shape; `condition` is a scalar, has that shape too, or is a
+/// vector selecting whole rows along the first dimension.
+fn select(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (c, t, e) = select_inputs(inputs)?;
+    if t.dims() != e.dims() {
+        return Err(invalid_argument(format!(
+            "'then' and 'else' must have the same size. but received: {} vs. {}",
+            t.shape(),
+            e.shape()
+        )));
+    }
+    let cond = c.as_slice::<bool>()?;
+    if c.rank() == 0 {
+        return Ok(vec![if cond.first().copied().unwrap_or(false) {
+            t.clone()
+        } else {
+            e.clone()
+        }]);
+    }
+    let out = if c.rank() == 1 && t.rank() != 1 {
+        if t.rank() == 0 {
+            return Err(invalid_argument(format!(
+                "'then' must be at least a vector, but saw shape: {}",
+                t.shape()
+            )));
+        }
+        if cond.len() != t.dims()[0] {
+            return Err(invalid_argument(format!(
+                "Number of batches of 'then' must match size of 'cond', but saw: {} vs. {}",
+                t.dims()[0],
+                cond.len()
+            )));
+        }
+        crate::with_dtype!(t.dtype(), T, {
+            let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
+            let mut out = try_with_capacity::<T>(x.len())?;
+            let row = if cond.is_empty() {
+                0
+            } else {
+                x.len() / cond.len()
+            };
+            if row > 0 {
+                for ((&k, a), b) in cond
+                    .iter()
+                    .zip(x.chunks_exact(row))
+                    .zip(y.chunks_exact(row))
+                {
+                    out.extend_from_slice(if k { a } else { b });
+                }
+            }
+            Tensor::from_vec(t.shape().clone(), out)
+        })?
+    } else {
+        if c.dims() != t.dims() {
+            return Err(invalid_argument(format!(
+                "'condition' and 'then' must have the same size. but received: {} vs. {}",
+                c.shape(),
+                t.shape()
+            )));
+        }
+        crate::with_dtype!(t.dtype(), T, {
+            let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
+            let mut out = try_with_capacity::<T>(x.len())?;
+            out.extend(
+                cond.iter()
+                    .zip(x.iter().zip(y))
+                    .map(|(&k, (&a, &b))| if k { a } else { b }),
+            );
+            Tensor::from_vec(t.shape().clone(), out)
+        })?
+    };
+    Ok(vec![out])
+}
+
+/// Element strides of `dims` as seen from the broadcast shape `out` (0 on stretched dims).
+fn stretched_strides(dims: &[usize], out: &[usize]) -> Vec<usize> {
+    let offset = out.len() - dims.len();
+    let mut strides = vec![0; out.len()];
+    let mut s = 1;
+    for i in (0..dims.len()).rev() {
+        strides[i + offset] = if dims[i] == 1 { 0 } else { s };
+        s *= dims[i];
+    }
+    strides
+}
+
+/// SelectV2: condition, t and e broadcast against one another.
+fn select_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (c, t, e) = select_inputs(inputs)?;
+    let dims = broadcast_shapes(c.dims(), &broadcast_shapes(t.dims(), e.dims())?)?;
+    let shape = Shape::new(dims)?;
+    let cond = c.as_slice::<bool>()?;
+    let out = crate::with_dtype!(t.dtype(), T, {
+        let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
+        let n = shape.num_elements();
+        let mut out = try_with_capacity::<T>(n)?;
+        if c.dims() == shape.dims() && t.dims() == shape.dims() && e.dims() == shape.dims() {
+            out.extend(
+                cond.iter()
+                    .zip(x.iter().zip(y))
+                    .map(|(&k, (&a, &b))| if k { a } else { b }),
+            );
+        } else if n > 0 {
+            let d = shape.dims();
+            let (sc, st, se) = (
+                stretched_strides(c.dims(), d),
+                stretched_strides(t.dims(), d),
+                stretched_strides(e.dims(), d),
+            );
+            let mut idx = vec![0usize; d.len()];
+            let (mut ic, mut it, mut ie) = (0usize, 0usize, 0usize);
+            for _ in 0..n {
+                // Offsets stay within each input: every index is below its (stretched) dim.
+                let k = cond.get(ic).copied().unwrap_or(false);
+                let v = if k { x.get(it) } else { y.get(ie) };
+                out.push(v.copied().unwrap_or_default());
+                for ax in (0..d.len()).rev() {
+                    idx[ax] += 1;
+                    ic += sc[ax];
+                    it += st[ax];
+                    ie += se[ax];
+                    if idx[ax] < d[ax] {
+                        break;
+                    }
+                    ic -= sc[ax] * d[ax];
+                    it -= st[ax] * d[ax];
+                    ie -= se[ax] * d[ax];
+                    idx[ax] = 0;
+                }
+            }
+        }
+        Tensor::from_vec(shape.clone(), out)
+    })?;
+    Ok(vec![out])
+}
+
+// ---------------------------------------------------------------------------------------------
+// AddN
+
+fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let first = input(inputs, 0, "inputs")?;
+    for (i, t) in inputs.iter().enumerate().skip(1) {
+        if t.dims() != first.dims() {
+            return Err(invalid_argument(format!(
+                "Inputs to operation AddN must have the same size and shape. Input 0: {} != input {i}: {}",
+                first.shape(),
+                t.shape()
+            )));
+        }
+    }
+    fn sum<T: Element>(inputs: &[Tensor], add: impl Fn(T, T) -> T) -> Result<Tensor> {
+        let first = &inputs[0];
+        let mut out = try_with_capacity::<T>(first.num_elements())?;
+        out.extend_from_slice(first.as_slice::<T>()?);
+        for t in &inputs[1..] {
+            for (o, &v) in out.iter_mut().zip(t.as_slice::<T>()?) {
+                *o = add(*o, v);
+            }
+        }
+        Tensor::from_vec(first.shape().clone(), out)
+    }
+    Ok(vec![match first.dtype() {
+        DType::Float32 => sum(inputs, |a: f32, b| a + b)?,
+        DType::Int32 => sum(inputs, |a: i32, b| a.wrapping_add(b))?,
+        DType::Int64 => sum(inputs, |a: i64, b| a.wrapping_add(b))?,
+        d => return Err(unsupported(d)),
+    }])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unary
+
+/// A float-only unary kernel.
+macro_rules! unary_float {
+    ($fname:ident, |$a:ident| $e:expr) => {
+        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+            Ok(vec![unary_f32(input(inputs, 0, "x")?, |$a: f32| $e)?])
+        }
+    };
+}
+
+unary_float!(rsqrt, |a| 1.0 / a.sqrt());
+unary_float!(sqrt, |a| a.sqrt());
+unary_float!(exp, |a| a.exp());
+unary_float!(log, |a| a.ln());
+unary_float!(log1p, |a| a.ln_1p());
+unary_float!(sin, |a| a.sin());
+unary_float!(cos, |a| a.cos());
+unary_float!(erf, |a| erf_f32(a));
+unary_float!(reciprocal, |a| 1.0 / a);
+unary_float!(floor, |a| a.floor());
+unary_float!(ceil, |a| a.ceil());
+
+/// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`).
+macro_rules! unary_numeric {
+    ($fname:ident, |$a:ident| float: $ef:expr, int: $ei:expr) => {
+        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+            let x = input(inputs, 0, "x")?;
+            Ok(vec![match x.dtype() {
+                DType::Float32 => unary_map(x, |$a: f32| $ef)?,
+                DType::Int32 => unary_map(x, |$a: i32| $ei)?,
+                DType::Int64 => unary_map(x, |$a: i64| $ei)?,
+                d => return Err(unsupported(d)),
+            }])
+        }
+    };
+}
+
+unary_numeric!(round, |a| float: a.round_ties_even(), int: a);
+unary_numeric!(neg, |a| float: -a, int: a.wrapping_neg());
+unary_numeric!(abs, |a| float: a.abs(), int: a.wrapping_abs());
+unary_numeric!(square, |a| float: a * a, int: a.wrapping_mul(a));
+unary_numeric!(sign, |a| float: sign_f32(a), int: a.signum());
+
+/// -1, 0 or 1; NaN stays NaN.
+fn sign_f32(a: f32) -> f32 {
+    if a > 0.0 {
+        1.0
+    } else if a < 0.0 {
+        -1.0
+    } else {
+        a // 0.0, -0.0 or NaN
+    }
+}
+
+/// erf in f64: the Maclaurin series below 4 (terms shrink past n ~ x^2; f64 absorbs the
+/// cancellation), and ±1 beyond, where erfc(4) ~ 1.5e-8 is below float32 resolution at 1.
+pub fn erf_f32(x: f32) -> f32 {
+    if x.is_nan() {
+        return x;
+    }
+    let xd = x as f64;
+    if xd.abs() >= 4.0 {
+        return xd.signum() as f32;
+    }
+    let x2 = xd * xd;
+    // sum_n (-1)^n x^(2n+1) / (n! (2n+1))
+    let mut term = xd; // (-1)^n x^(2n+1) / n!
+    let mut sum = xd;
+    let mut n = 0.0f64;
+    loop {
+        n += 1.0;
+        term *= -x2 / n;
+        let add = term / (2.0 * n + 1.0);
+        sum += add;
+        if add.abs() < 1e-17 * sum.abs().max(1e-300) || n > 200.0 {
+            break;
+        }
+    }
+    (sum * std::f64::consts::FRAC_2_SQRT_PI) as f32
+}
+
+fn zeros_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let x = input(inputs, 0, "x")?;
+    Ok(vec![Tensor::zeros(x.dtype(), x.shape().clone())?])
+}
+
+fn ones_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let x = input(inputs, 0, "x")?;
+    let out = crate::with_dtype!(x.dtype(), T, { unary_map(x, |_: T| <T as Scalar>::ONE) })?;
+    Ok(vec![out])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cast
+
+/// Conversions between the storable dtypes, as TF's Cast: float to int truncates toward zero,
+/// to bool is `!= 0`, bool to number is 0/1.
+trait Scalar: Element {
+    const ONE: Self;
+    fn to_f32(self) -> f32;
+    fn to_i32(self) -> i32;
+    fn to_i64(self) -> i64;
+    fn to_bool(self) -> bool;
+}
+
+macro_rules! scalar_num {
+    ($t:ty, $one:expr) => {
+        impl Scalar for $t {
+            const ONE: Self = $one;
+            fn to_f32(self) -> f32 {
+                self as f32
+            }
+            fn to_i32(self) -> i32 {
+                self as i32
+            }
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            #[allow(clippy::float_cmp)]
+            fn to_bool(self) -> bool {
+                self != (0 as $t)
+            }
+        }
+    };
+}
+scalar_num!(f32, 1.0);
+scalar_num!(i32, 1);
+scalar_num!(i64, 1);
+
+impl Scalar for bool {
+    const ONE: Self = true;
+    fn to_f32(self) -> f32 {
+        self as u8 as f32
+    }
+    fn to_i32(self) -> i32 {
+        self as i32
+    }
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    fn to_bool(self) -> bool {
+        self
+    }
+}
+
+/// `t` converted to `dst`; the same tensor (aliased) when it already has that dtype.
+pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
+    if t.dtype() == dst {
+        return Ok(t.clone());
+    }
+    crate::with_dtype!(t.dtype(), S, {
+        match dst {
+            DType::Float32 => unary_map(t, S::to_f32),
+            DType::Int32 => unary_map(t, S::to_i32),
+            DType::Int64 => unary_map(t, S::to_i64),
+            DType::Bool => unary_map(t, S::to_bool),
+            DType::Resource => Err(invalid_argument("cannot cast to a resource")),
+        }
+    })
+}
+
+fn cast(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let x = input(inputs, 0, "x")?;
+    Ok(vec![cast_tensor(x, a.dtype("DstT")?)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erf_matches_reference_values() {
+        for (x, want) in [
+            (0.0f32, 0.0f32),
+            (0.5, 0.520_499_9),
+            (1.0, 0.842_700_8),
+            (-2.0, -0.995_322_3),
+            (3.5, 0.999_999_3),
+            (10.0, 1.0),
+        ] {
+            assert!((erf_f32(x) - want).abs() < 1e-6, "erf({x})");
+        }
+    }
+
+    #[test]
+    fn integer_floor_ops_follow_python() {
+        assert_eq!(floor_div_int!(7i32, -2i32), -4);
+        assert_eq!(floor_div_int!(-7i32, 2i32), -4);
+        assert_eq!(floor_div_int!(6i32, -2i32), -3);
+        assert_eq!(floor_mod_int!(7i32, -2i32), -1);
+        assert_eq!(floor_mod_int!(-7i64, 2i64), 1);
+        assert_eq!(floor_mod_f32(-7.0, 2.0), 1.0);
+        assert_eq!(int_pow!(3i64, 4i64), 81);
+        assert_eq!(floor_div_int!(i32::MIN, -1i32), i32::MIN);
+    }
+}
+
+#[cfg(test)]
+mod op_tests {
+    use crate::ops::AttrValue;
+    use crate::tensor::{DType, Tensor};
+    use crate::EagerContext;
+
+    fn run(op: &str, inputs: &[Tensor], attrs: Vec<(&str, AttrValue)>) -> crate::Result<Tensor> {
+        let mut ctx = EagerContext::default();
+        Ok(ctx.execute(op, inputs, attrs)?.remove(0))
+    }
+
+    fn t<T: crate::tensor::Element>(dims: &[usize], v: &[T]) -> Tensor {
+        Tensor::from_slice(dims, v).unwrap()
+    }
+
+    #[test]
+    fn integer_division_family() {
+        let x = t(&[4], &[7i32, -7, 7, -7]);
+        let y = t(&[4], &[2i32, 2, -2, -2]);
+        let div = run("Div", &[x.clone(), y.clone()], vec![]).unwrap();
+        assert_eq!(div.as_slice::<i32>().unwrap(), &[3, -3, -3, 3]);
+        let fd = run("FloorDiv", &[x.clone(), y.clone()], vec![]).unwrap();
+        assert_eq!(fd.as_slice::<i32>().unwrap(), &[3, -4, -4, 3]);
+        let fm = run("FloorMod", &[x.clone(), y], vec![]).unwrap();
+        assert_eq!(fm.as_slice::<i32>().unwrap(), &[1, 1, -1, -1]);
+        let zero = t(&[1], &[0i32]);
+        let e = run("FloorDiv", &[x.clone(), zero.clone()], vec![]).unwrap_err();
+        assert_eq!(e.code, crate::Code::InvalidArgument);
+        // No element is divided, so no error (as TF).
+        let empty = t::<i32>(&[0], &[]);
+        assert!(run("Div", &[empty, zero], vec![]).is_ok());
+        let neg = t(&[1], &[-1i32]);
+        assert!(run("Pow", &[x, neg], vec![]).is_err());
+        let fm = run(
+            "FloorMod",
+            &[t(&[2], &[-7.5f32, 7.5]), Tensor::scalar(2f32)],
+            vec![],
+        );
+        assert_eq!(fm.unwrap().f32s().unwrap(), &[0.5, 1.5]);
+    }
+
+    #[test]
+    fn logical_and_add_n() {
+        let a = t(&[2, 2], &[true, false, true, false]);
+        let b = t(&[2], &[true, true]);
+        let and = run("LogicalAnd", &[a.clone(), b.clone()], vec![]).unwrap();
+        assert_eq!(and.as_slice::<bool>().unwrap(), &[true, false, true, false]);
+        let or = run("LogicalOr", &[a.clone(), b], vec![]).unwrap();
+        assert_eq!(or.as_slice::<bool>().unwrap(), &[true; 4]);
+        let not = run("LogicalNot", &[a], vec![]).unwrap();
+        assert_eq!(not.as_slice::<bool>().unwrap(), &[false, true, false, true]);
+        let x = t(&[2], &[1f32, 2.]);
+        let s = run("AddN", &[x.clone(), x.clone(), x.clone()], vec![]).unwrap();
+        assert_eq!(s.f32s().unwrap(), &[3., 6.]);
+        assert!(run("AddN", &[x, t(&[1], &[1f32])], vec![]).is_err());
+    }
+
+    #[test]
+    fn unary_rounding_and_signs() {
+        let x = t(&[7], &[-2.5f32, -1.5, -0.5, 0.5, 1.5, 2.5, f32::NAN]);
+        let r = run("Round", std::slice::from_ref(&x), vec![]).unwrap();
+        assert_eq!(&r.f32s().unwrap()[..6], &[-2., -2., -0., 0., 2., 2.]);
+        let s = run("Sign", std::slice::from_ref(&x), vec![]).unwrap();
+        assert_eq!(&s.f32s().unwrap()[..6], &[-1., -1., -1., 1., 1., 1.]);
+        let f = run("Floor", std::slice::from_ref(&x), vec![]).unwrap();
+        assert_eq!(&f.f32s().unwrap()[..3], &[-3., -2., -1.]);
+        let c = run("Ceil", &[x], vec![]).unwrap();
+        assert_eq!(&c.f32s().unwrap()[..3], &[-2., -1., -0.]);
+        let o = run("OnesLike", &[t(&[2], &[5i64, 6])], vec![]).unwrap();
+        assert_eq!(o.as_slice::<i64>().unwrap(), &[1, 1]);
+        let z = run("ZerosLike", &[t(&[1], &[true])], vec![]).unwrap();
+        assert_eq!(z.as_slice::<bool>().unwrap(), &[false]);
+    }
+
+    #[test]
+    fn cast_truncates_and_maps_bools() {
+        let x = t(&[4], &[-1.7f32, 1.7, 0.0, 3e9]);
+        let dst = |d: DType| vec![("DstT", AttrValue::Type(d))];
+        let i = run("Cast", std::slice::from_ref(&x), dst(DType::Int32)).unwrap();
+        assert_eq!(&i.as_slice::<i32>().unwrap()[..3], &[-1, 1, 0]);
+        let b = run("Cast", &[x], dst(DType::Bool)).unwrap();
+        assert_eq!(b.as_slice::<bool>().unwrap(), &[true, true, false, true]);
+        let f = run("Cast", &[t(&[2], &[true, false])], dst(DType::Float32)).unwrap();
+        assert_eq!(f.f32s().unwrap(), &[1., 0.]);
+    }
+
+    #[test]
+    fn select_variants() {
+        let c = t(&[2], &[true, false]);
+        let x = t(&[2, 2], &[1f32, 2., 3., 4.]);
+        let y = t(&[2, 2], &[5f32, 6., 7., 8.]);
+        let s = run("Select", &[c.clone(), x.clone(), y.clone()], vec![]).unwrap();
+        assert_eq!(s.f32s().unwrap(), &[1., 2., 7., 8.]);
+        // SelectV2 broadcasts the vector along the last dim instead.
+        let s = run("SelectV2", &[c, x.clone(), Tensor::scalar(0f32)], vec![]).unwrap();
+        assert_eq!(s.f32s().unwrap(), &[1., 0., 3., 0.]);
+        let bad = t(&[3], &[true, false, true]);
+        assert!(run("Select", &[bad.clone(), x.clone(), y], vec![]).is_err());
+        assert!(run("SelectV2", &[bad, x, Tensor::scalar(0f32)], vec![]).is_err());
+    }
+
+    #[test]
+    fn equal_with_incompatible_shapes() {
+        let a = t(&[2], &[1i32, 2]);
+        let b = t(&[3], &[1i32, 2, 3]);
+        assert!(run("Equal", &[a.clone(), b.clone()], vec![]).is_err());
+        let off = vec![("incompatible_shape_error", AttrValue::Bool(false))];
+        let e = run("NotEqual", &[a, b], off).unwrap();
+        assert_eq!(e.rank(), 0);
+        assert_eq!(e.as_slice::<bool>().unwrap(), &[true]);
+    }
+
+    #[test]
+    fn reductions_through_the_registry() {
+        let x = t(&[2, 3], &[true, false, true, true, true, true]);
+        let all = run("All", &[x.clone(), Tensor::scalar(1i32)], vec![]).unwrap();
+        assert_eq!(all.as_slice::<bool>().unwrap(), &[false, true]);
+        let any = run("Any", &[x, t::<i32>(&[2], &[0, 1])], vec![]).unwrap();
+        assert_eq!(any.as_slice::<bool>().unwrap(), &[true]);
+        let y = t(&[2, 3], &[3f32, 1., 2., 0., 5., -1.]);
+        let m = run("ArgMin", &[y.clone(), Tensor::scalar(-1i64)], vec![]).unwrap();
+        assert_eq!(m.as_slice::<i64>().unwrap(), &[1, 2]);
+        let dup = t(&[2], &[1i32, -1]);
+        assert!(run("Sum", &[y.clone(), dup], vec![]).is_err());
+        let e = t::<f32>(&[2, 0], &[]);
+        let mx = run("Max", &[e.clone(), Tensor::scalar(1i32)], vec![]).unwrap();
+        assert_eq!(mx.f32s().unwrap(), &[f32::NEG_INFINITY; 2]);
+        let mean = run("Mean", &[e.clone(), Tensor::scalar(1i32)], vec![]).unwrap();
+        assert!(mean.f32s().unwrap().iter().all(|v| v.is_nan()));
+        assert!(run("ArgMax", &[e, Tensor::scalar(1i32)], vec![]).is_err());
+        let keep = vec![("keep_dims", AttrValue::Bool(true))];
+        let s = run("Sum", &[y, t::<i32>(&[0], &[])], keep).unwrap();
+        assert_eq!(s.dims(), &[2, 3]);
+    }
+}
