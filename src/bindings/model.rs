@@ -4,8 +4,9 @@
 use super::context::{emit, gather, CtxState};
 use super::errors::{disposed_model, js, JsResult};
 use super::tensor::dtype_code;
+use crate::model::weights::WeightSource;
 use crate::model::{GraphModel, TensorInfo};
-use crate::status::{invalid_argument, resource_exhausted, Result};
+use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use std::cell::RefCell;
@@ -21,23 +22,32 @@ pub fn weight_paths(model_json: &str) -> JsResult<Array> {
     Ok(paths.into_iter().map(JsValue::from).collect())
 }
 
+/// The weights stay in their JS ArrayBuffer; each weight is copied into wasm memory on its own
+/// (one memcpy), so loading never holds a second whole copy in the wasm heap.
+struct JsWeights<'a>(&'a Uint8Array);
+
+impl WeightSource for JsWeights<'_> {
+    fn byte_len(&self) -> usize {
+        self.0.length() as usize
+    }
+
+    fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let end = offset
+            .checked_add(dst.len())
+            .filter(|&e| e <= self.byte_len())
+            .ok_or_else(|| invalid_argument("weight read out of range"))?;
+        self.0.subarray(offset as u32, end as u32).copy_to(dst);
+        Ok(())
+    }
+}
+
 pub(crate) fn load(
     state: &Rc<CtxState>,
     model_json: &str,
     weights: &Uint8Array,
     progress: &JsValue,
 ) -> Result<WasmModel> {
-    // One copy into wasm memory, allocated fallibly (a model larger than what the memory can still
-    // grow to is ResourceExhausted, not an abort).
-    let n = weights.length() as usize;
-    let mut bytes: Vec<u8> = Vec::new();
-    bytes.try_reserve_exact(n).map_err(|_| {
-        resource_exhausted(format!(
-            "out of memory copying {n} bytes of weights into wasm memory"
-        ))
-    })?;
-    bytes.resize(n, 0);
-    weights.copy_to(&mut bytes);
+    let source = JsWeights(weights);
     let callback = progress.dyn_ref::<js_sys::Function>();
     let mut last_pct = u32::MAX;
     let mut report = |done: usize, total: usize| {
@@ -57,8 +67,7 @@ pub(crate) fn load(
             );
         }
     };
-    let model = state.with(|c| GraphModel::load(c, model_json, &bytes, &mut report))?;
-    drop(bytes);
+    let model = state.with(|c| GraphModel::load(c, model_json, &source, &mut report))?;
     let cell = Rc::new(RefCell::new(model));
     state.add_model(&cell);
     Ok(WasmModel {
