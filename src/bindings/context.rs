@@ -93,8 +93,7 @@ pub(crate) fn emit(ctx: u32, outputs: Vec<Tensor>) -> Result<u32> {
                 io.resize(len, 0.0);
             }
             let mut pos = 0;
-            let mut made = 0;
-            for o in outputs.iter() {
+            for (made, o) in outputs.iter().enumerate() {
                 let h = match t.insert(ctx, o.clone()) {
                     Ok(h) => h,
                     Err(e) => {
@@ -107,7 +106,6 @@ pub(crate) fn emit(ctx: u32, outputs: Vec<Tensor>) -> Result<u32> {
                         return Err(e);
                     }
                 };
-                made += 1;
                 io[pos] = h;
                 io[pos + 1] = f64::from(dtype_code(o.dtype()));
                 io[pos + 2] = o.rank() as f64;
@@ -126,7 +124,9 @@ pub(crate) fn gather(ctx: u32, n: u32, out: &mut Vec<Tensor>) -> Result<()> {
     with_io(|io| {
         let n = n as usize;
         if n > io.len() {
-            return Err(invalid_argument(format!("{n} inputs exceed the scratch buffer")));
+            return Err(invalid_argument(format!(
+                "{n} inputs exceed the scratch buffer"
+            )));
         }
         with_table(|t| {
             for &h in &io[..n] {
@@ -231,7 +231,8 @@ impl WasmContext {
             .with(|c| {
                 let o = c.cache_options();
                 let out = Object::new();
-                let bound = |b: Option<usize>| JsValue::from_f64(b.map_or(f64::INFINITY, |v| v as f64));
+                let bound =
+                    |b: Option<usize>| JsValue::from_f64(b.map_or(f64::INFINITY, |v| v as f64));
                 let mut ex: Vec<&String> = o.exclude.iter().collect();
                 ex.sort();
                 let ex: Array = ex.into_iter().map(|s| JsValue::from_str(s)).collect();
@@ -267,7 +268,11 @@ impl WasmContext {
     /// Releases the context: its models, its tensors, its cache and resources. Idempotent.
     pub fn dispose(&self) -> JsResult<()> {
         let ctx = {
-            let mut b = self.state.ctx.try_borrow_mut().map_err(|_| js(busy_context()))?;
+            let mut b = self
+                .state
+                .ctx
+                .try_borrow_mut()
+                .map_err(|_| js(busy_context()))?;
             b.take()
         };
         let Some(mut ctx) = ctx else {
@@ -329,13 +334,14 @@ fn parse_options(v: &JsValue) -> Result<ContextOptions> {
         parse_cache(&cache, CacheOptions::default())?
     };
     let naming = get(v, "resourceNames");
-    let resource_naming = if naming.is_undefined() {
-        ResourceNaming::default()
-    } else {
-        ResourceNaming::parse(&naming.as_string().ok_or_else(|| {
-            invalid_argument("resourceNames must be 'unique' or 'anonymous'")
-        })?)?
-    };
+    let resource_naming =
+        if naming.is_undefined() {
+            ResourceNaming::default()
+        } else {
+            ResourceNaming::parse(&naming.as_string().ok_or_else(|| {
+                invalid_argument("resourceNames must be 'unique' or 'anonymous'")
+            })?)?
+        };
     Ok(ContextOptions {
         cache,
         resource_naming,
@@ -374,16 +380,17 @@ fn parse_cache(v: &JsValue, mut base: CacheOptions) -> Result<CacheOptions> {
     }
     let ex = get(v, "exclude");
     if !ex.is_undefined() {
-        let arr = ex.dyn_ref::<Array>().ok_or_else(|| {
-            invalid_argument("cache.exclude must be an array of op names")
-        })?;
+        let arr = ex
+            .dyn_ref::<Array>()
+            .ok_or_else(|| invalid_argument("cache.exclude must be an array of op names"))?;
         let mut set = default_exclusions();
         for name in arr.iter() {
             let name = name
                 .as_string()
                 .ok_or_else(|| invalid_argument("cache.exclude must hold op names (strings)"))?;
-            ops::lookup(&name)
-                .map_err(|_| invalid_argument(format!("cache.exclude: op '{name}' is not registered")))?;
+            ops::lookup(&name).map_err(|_| {
+                invalid_argument(format!("cache.exclude: op '{name}' is not registered"))
+            })?;
             set.insert(name);
         }
         base.exclude = set;

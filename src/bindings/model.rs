@@ -118,7 +118,7 @@ impl WasmModel {
 
     #[wasm_bindgen(getter, js_name = isDisposed)]
     pub fn is_disposed(&self) -> bool {
-        self.model.try_borrow().map_or(false, |m| m.is_disposed())
+        self.model.try_borrow().is_ok_and(|m| m.is_disposed())
     }
 
     /// Runs the model on the `names.length` tensor handles in io, fed by name (`x` or `x:0`);

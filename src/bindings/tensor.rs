@@ -78,7 +78,11 @@ fn bad_handle() -> Status {
 impl Table {
     pub(crate) fn insert(&mut self, ctx: u32, t: Tensor) -> Result<f64> {
         let serial = self.next_serial;
-        self.next_serial = if serial + 1 >= SERIAL_LIMIT { 1 } else { serial + 1 };
+        self.next_serial = if serial + 1 >= SERIAL_LIMIT {
+            1
+        } else {
+            serial + 1
+        };
         let index = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Slot {
