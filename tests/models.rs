@@ -62,6 +62,7 @@ model_tests! {
     activations_match_tf: "activations",
     lstm_matches_tf: "lstm",
     conv_variants_match_tf: "conv_variants",
+    layer_norm_keras_matches_tf: "layer_norm_keras",
 }
 
 #[test]

@@ -26,6 +26,8 @@ import tempfile
 os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
+
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tf_keras as keras  # noqa: E402
@@ -294,6 +296,22 @@ def build_lstm():
     return m, {"x": rng.normal(size=(2, 5, 8)).astype(np.float32)}
 
 
+def build_layer_norm_keras():
+    """Keras LayerNormalization with its default epsilon (1e-3) takes tf_keras's
+    "fused" path: Reshape to NCHW [1, N*rows, C, 1] + FusedBatchNormV3 with
+    is_training=true (empty mean/variance, scale/offset from Fill), then Mul/AddV2."""
+    seed(9)
+    x = keras.Input((5, 12), name="x")
+    ln = L.LayerNormalization(name="ln")
+    y = L.Activation("linear", name="y")(ln(x))
+    m = keras.Model(x, y)
+    rng = np.random.default_rng(909)
+    ln.set_weights([rng.uniform(0.5, 1.5, 12).astype(np.float32),
+                    rng.normal(0, 0.2, 12).astype(np.float32)])
+    rng = np.random.default_rng(109)
+    return m, {"x": (rng.normal(size=(2, 5, 12)) * 2 + 0.5).astype(np.float32)}
+
+
 class RawConv(L.Layer):
     """tf.nn.conv2d with explicit padding / dilations (Keras would use
     SpaceToBatchND for dilations), + bias + activation."""
@@ -355,6 +373,7 @@ MODELS = {
     "activations": build_activations,
     "lstm": build_lstm,
     "conv_variants": build_conv_variants,
+    "layer_norm_keras": build_layer_norm_keras,
 }
 # quantized variants: name -> (base model, converter flags, dequantization kind)
 QUANTIZED = {

@@ -1,10 +1,12 @@
 //! Kernels: the `Kernel` trait, how kernels are made from attrs, and registration of every family.
 //! Each family module declares its ops (definition + kernel) in a `register` function.
 
+pub mod array;
 pub mod broadcast;
 pub mod math;
 pub mod reduce;
 pub mod resource;
+pub mod space_batch;
 
 use crate::ops::{NodeAttrs, Registry};
 use crate::resource::{ResourceManager, ScopeId};
@@ -60,6 +62,8 @@ impl Kernel for SimpleKernel {
 
 pub fn register_all(reg: &mut Registry) {
     resource::register(reg);
+    space_batch::register(reg);
     math::register(reg);
     reduce::register(reg);
+    array::register(reg);
 }

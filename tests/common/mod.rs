@@ -257,6 +257,7 @@ macro_rules! model_fixture {
 pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("activations"),
     model_fixture!("cnn"),
+    model_fixture!("layer_norm_keras"),
     model_fixture!("conv_variants"),
     model_fixture!("lstm"),
     model_fixture!("mlp"),

@@ -1,0 +1,202 @@
+//! The strided copy behind Slice, StridedSlice, Transpose: reads a view (offset, dims, signed
+//! element strides) of a row-major buffer into a new contiguous buffer. Dims are coalesced first,
+//! so a slice that keeps whole rows copies them as single runs.
+
+use crate::status::{internal, Result};
+use crate::tensor::{try_alloc, try_with_capacity, Element};
+
+/// Block edge for the cache-friendly 2-D transpose path.
+const TILE: usize = 16;
+
+/// Returns `out` with `out[i0, .., ik] = src[offset + sum(i_d * strides[d])]` in row-major order
+/// over `dims`. Strides may be negative (reversed slices) or zero (broadcast reads). Every address
+/// the view touches must lie in `src`; this is checked once up front (Internal error otherwise).
+pub fn gather_strided<T: Element>(
+    src: &[T],
+    offset: isize,
+    dims: &[usize],
+    strides: &[isize],
+) -> Result<Vec<T>> {
+    if dims.len() != strides.len() {
+        return Err(internal(
+            "gather_strided: dims and strides differ in length",
+        ));
+    }
+    let total = dims
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| internal("gather_strided: element count overflows"))?;
+    if total == 0 {
+        return Ok(Vec::new());
+    }
+    let (dims, strides) = coalesce(dims, strides);
+    check_bounds(src.len(), offset, &dims, &strides)?;
+    let k = dims.len();
+    if k == 0 {
+        let mut out = try_with_capacity(1)?;
+        out.push(src[offset as usize]);
+        return Ok(out);
+    }
+    let (n, s) = (dims[k - 1], strides[k - 1]);
+    if s != 1 && k >= 2 && strides[k - 2] == 1 && dims[k - 2] >= TILE && n >= TILE {
+        return transpose_tiled(src, offset, &dims, &strides, total);
+    }
+    let mut out = try_with_capacity(total)?;
+    for_each_base(offset, &dims[..k - 1], &strides[..k - 1], |b| {
+        let b = b as usize;
+        if s == 1 {
+            out.extend_from_slice(&src[b..b + n]);
+        } else if s > 0 {
+            let hi = b + (n - 1) * s as usize;
+            out.extend(src[b..=hi].iter().step_by(s as usize));
+        } else if s < 0 {
+            let lo = b - (n - 1) * s.unsigned_abs();
+            out.extend(src[lo..=b].iter().rev().step_by(s.unsigned_abs()));
+        } else {
+            out.extend(std::iter::repeat_n(src[b], n));
+        }
+    });
+    Ok(out)
+}
+
+/// Drops size-1 dims and merges neighbours that are contiguous in `src`.
+fn coalesce(dims: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
+    let mut d: Vec<usize> = Vec::with_capacity(dims.len());
+    let mut s: Vec<isize> = Vec::with_capacity(dims.len());
+    for (&dim, &st) in dims.iter().zip(strides) {
+        if dim == 1 {
+            continue;
+        }
+        if let Some(&ps) = s.last() {
+            // The previous dim steps exactly over one run of this one: merge them.
+            if ps == st * dim as isize {
+                let last = d.len() - 1;
+                d[last] *= dim;
+                s[last] = st;
+                continue;
+            }
+        }
+        d.push(dim);
+        s.push(st);
+    }
+    (d, s)
+}
+
+/// Verifies the lowest and highest address of the view are inside `len` elements.
+fn check_bounds(len: usize, offset: isize, dims: &[usize], strides: &[isize]) -> Result<()> {
+    let (mut lo, mut hi) = (offset as i128, offset as i128);
+    for (&d, &s) in dims.iter().zip(strides) {
+        let span = (d as i128 - 1) * s as i128;
+        if span < 0 {
+            lo += span;
+        } else {
+            hi += span;
+        }
+    }
+    if lo < 0 || hi >= len as i128 {
+        return Err(internal(format!(
+            "strided view [{lo}, {hi}] exceeds a buffer of {len} elements"
+        )));
+    }
+    Ok(())
+}
+
+/// Calls `f(base)` for every index of `dims` in row-major order, where `base` is the source
+/// address of that index (an odometer: no division per step).
+pub fn for_each_base(offset: isize, dims: &[usize], strides: &[isize], mut f: impl FnMut(isize)) {
+    if dims.contains(&0) {
+        return;
+    }
+    let r = dims.len();
+    let mut idx = vec![0usize; r];
+    let mut base = offset;
+    loop {
+        f(base);
+        let mut d = r;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            base += strides[d];
+            if idx[d] < dims[d] {
+                break;
+            }
+            base -= strides[d] * dims[d] as isize;
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The last two dims are a transpose (the source is contiguous along the second-to-last): copy
+/// in square tiles so both reads and writes stay within a few cache lines.
+fn transpose_tiled<T: Element>(
+    src: &[T],
+    offset: isize,
+    dims: &[usize],
+    strides: &[isize],
+    total: usize,
+) -> Result<Vec<T>> {
+    let k = dims.len();
+    let (a, b) = (dims[k - 2], dims[k - 1]);
+    let sb = strides[k - 1];
+    let mut out = try_alloc::<T>(total)?;
+    let mut o = 0usize;
+    for_each_base(offset, &dims[..k - 2], &strides[..k - 2], |base| {
+        let block = &mut out[o..o + a * b];
+        for i0 in (0..a).step_by(TILE) {
+            let i1 = (i0 + TILE).min(a);
+            for j0 in (0..b).step_by(TILE) {
+                let j1 = (j0 + TILE).min(b);
+                for j in j0..j1 {
+                    let col = base + j as isize * sb;
+                    for i in i0..i1 {
+                        block[i * b + j] = src[(col + i as isize) as usize];
+                    }
+                }
+            }
+        }
+        o += a * b;
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_reverses_and_transposes() {
+        let src: Vec<i32> = (0..12).collect(); // [3, 4]
+        assert_eq!(
+            gather_strided(&src, 5, &[2, 2], &[4, 1]).unwrap(),
+            vec![5, 6, 9, 10]
+        );
+        assert_eq!(
+            gather_strided(&src, 11, &[3, 4], &[-4, -1]).unwrap(),
+            (0..12).rev().collect::<Vec<_>>()
+        );
+        assert_eq!(
+            gather_strided(&src, 0, &[4, 3], &[1, 4]).unwrap(),
+            vec![0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
+        );
+        assert_eq!(
+            gather_strided(&src, 0, &[0, 3], &[1, 4]).unwrap(),
+            Vec::<i32>::new()
+        );
+        assert!(gather_strided(&src, 10, &[2], &[4]).is_err());
+    }
+
+    #[test]
+    fn tiled_transpose_matches_naive() {
+        let (r, c) = (37usize, 21usize);
+        let src: Vec<i32> = (0..(r * c) as i32).collect();
+        let got = gather_strided(&src, 0, &[c, r], &[1, c as isize]).unwrap();
+        for i in 0..c {
+            for j in 0..r {
+                assert_eq!(got[i * r + j], src[j * c + i]);
+            }
+        }
+    }
+}

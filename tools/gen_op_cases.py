@@ -1,0 +1,780 @@
+#!/usr/bin/env python3
+"""Generate single-op test cases under tests/fixtures/ops/<family>.json.
+
+Run with the TensorFlow venv described in tools/README.md:
+
+    /tmp/tfenv/bin/python tools/gen_op_cases.py
+
+Each file is a JSON array of cases:
+  {"name", "op", "attrs": {attr: AttrValue JSON as in a TF.js model.json},
+   "inputs": [tensor...], "outputs": [tensor...]}          -- or, for failures,
+  {"name", "op", "attrs", "inputs", "error": "InvalidArgument"}
+tensor = {"dtype": "float32"|"int32"|"int64"|"bool", "shape": [...], "data": [flat]}.
+
+`inputs` are in the NodeDef's input order (the order a model.json node lists
+them), list inputs (ConcatV2 values, Pack values, IdentityN input) flattened.  `attrs` are every
+attr of the NodeDef TF builds for the op (inferred type attrs like T/Tidx/N
+and defaults included), read back from a graph built with placeholders.
+Outputs come from running the op eagerly with tf.raw_ops (all outputs, except
+FusedBatchNorm*: only `y`).  Errors are the eager exception's class name
+without the "Error" suffix (InvalidArgumentError -> "InvalidArgument").
+
+Ops tf.raw_ops cannot run:
+  * _FusedMatMul / _FusedConv2D: built as NodeDefs with the converter's attrs
+    and run by TF's own kernels in a Session (grappler off), when TF's CPU
+    kernel takes that fused_ops list; else (Prelu, and Tanh/Sigmoid for conv)
+    computed by composing the plain TF ops (tools/tfjs_graph.py).
+  * FusedDepthwiseConv2dNative and Prelu are TF.js-only: always composed from
+    DepthwiseConv2dNative + AddV2 + activation / Relu + alpha * Minimum(x, 0).
+  * DepthwiseConv2dNative with dilations: TF's CPU kernel says Unimplemented;
+    the reference is tf.nn.depthwise_conv2d with the same dilations.
+"""
+
+import base64
+import json
+import os
+import sys
+
+os.environ["TF_ENABLE_ONEDNN_OPTS"] = "0"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from google.protobuf import json_format  # noqa: E402
+from tensorflow.core.framework import graph_pb2, node_def_pb2  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture_io  # noqa: E402
+import tfjs_graph  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(REPO, "tests", "fixtures", "ops")
+
+F32, I32, I64, B = np.float32, np.int32, np.int64, np.bool_
+_rng = np.random.default_rng(0)
+
+
+def reseed(s):
+    global _rng
+    _rng = np.random.default_rng(s)
+
+
+def f(*shape, lo=None, hi=None, scale=1.0):
+    if lo is not None:
+        return _rng.uniform(lo, hi, shape).astype(F32)
+    return (_rng.normal(size=shape) * scale).astype(F32)
+
+
+def i(*shape, lo=-9, hi=10):
+    return _rng.integers(lo, hi, shape).astype(I32)
+
+
+def b(*shape):
+    return _rng.random(shape) < 0.5
+
+
+def c(v, dt=I32):
+    return np.array(v, dtype=dt)
+
+
+# ---------------------------------------------------------------------------
+
+CASES = {}      # family -> list of case dicts
+_family = None
+
+
+def family(name):
+    global _family
+    _family = name
+    CASES.setdefault(name, [])
+
+
+def _attr_json(node_def):
+    return {k: json_format.MessageToDict(v) for k, v in sorted(node_def.attr.items())
+            if not k.startswith("_")}
+
+
+def _graph_node(op, kw, attrs):
+    """Builds the op on placeholders; returns (attr JSON, inputs in NodeDef order).
+
+    Placeholders have unknown rank (so error cases pass graph shape inference);
+    ops whose shape function needs more get rank-only, then fully shaped ones."""
+    for mode in ("none", "rank"):
+        try:
+            return _graph_node_ranked(op, kw, attrs, mode)
+        except ValueError:
+            pass
+    return _graph_node_ranked(op, kw, attrs, "full")
+
+
+def _graph_node_ranked(op, kw, attrs, ranked):
+    g = tf.Graph()
+    by_name = {}
+    with g.as_default():
+        gkw = {}
+        for k, v in kw.items():
+            vals = v if isinstance(v, list) else [v]
+            phs = []
+            for x in vals:
+                ph = tf.compat.v1.placeholder(tf.as_dtype(x.dtype),
+                                              {"none": None, "rank": [None] * x.ndim,
+                                               "full": x.shape}[ranked])
+                by_name[ph.name] = x
+                phs.append(ph)
+            gkw[k] = phs if isinstance(v, list) else phs[0]
+        res = getattr(tf.raw_ops, op)(**gkw, **attrs)
+        if isinstance(res, tf.Operation):
+            node = res
+        elif isinstance(res, tf.Tensor):
+            node = res.op
+        else:
+            node = list(res)[0].op
+        flat = [by_name[t.name] for t in node.inputs]
+    return _attr_json(node.node_def), flat
+
+
+def _outputs(res, op):
+    if isinstance(res, tf.Tensor):
+        outs = [res]
+    else:
+        outs = list(res)
+    if op.startswith("FusedBatchNorm"):
+        outs = outs[:1]
+    return [o.numpy() for o in outs]
+
+
+def case(name, op, inputs, attrs=None, error=False, ref=None):
+    """inputs: dict arg name -> np array (or list of arrays); attrs: raw_ops kwargs.
+
+    ref: optional callable giving the outputs when TF's kernel cannot run the op
+    but an equivalent TF computation can."""
+    attrs = attrs or {}
+    kw = {k: (list(v) if isinstance(v, (list, tuple)) else np.asarray(v)) for k, v in inputs.items()}
+    attr_json, flat = _graph_node(op, kw, attrs)
+    d = {"name": name, "op": op, "attrs": attr_json,
+         "inputs": [fixture_io.tensor(x) for x in flat]}
+    if ref is not None:
+        d["outputs"] = [fixture_io.tensor(o) for o in ref()]
+        CASES[_family].append(d)
+        return
+    try:
+        ekw = {k: ([tf.constant(x) for x in v] if isinstance(v, list) else tf.constant(v))
+               for k, v in kw.items()}
+        res = getattr(tf.raw_ops, op)(**ekw, **attrs)
+        outs = _outputs(res, op)
+        if error:
+            raise SystemExit("%s: expected an error, got %s" % (name, [o.shape for o in outs]))
+        d["outputs"] = [fixture_io.tensor(o) for o in outs]
+    except (tf.errors.OpError, ValueError, TypeError) as e:
+        if not error:
+            raise
+        cls = type(e).__name__
+        d["error"] = cls[:-5] if cls.endswith("Error") else cls
+    CASES[_family].append(d)
+
+
+# ---- fused ops (converter-style NodeDefs) ----------------------------------
+
+def _s(x):
+    return base64.b64encode(x.encode()).decode()
+
+
+def _ilist(v):
+    return {"list": {"i": [str(int(x)) for x in v]}} if len(v) else {"list": {}}
+
+
+def _run_nodes(nodes, feeds, fetch):
+    gd = graph_pb2.GraphDef()
+    for n in nodes:
+        nd = node_def_pb2.NodeDef()
+        json_format.ParseDict(n, nd)
+        gd.node.append(nd)
+    g = tf.Graph()
+    with g.as_default():
+        tf.graph_util.import_graph_def(gd, name="")
+    cfg = tf.compat.v1.ConfigProto()
+    cfg.graph_options.rewrite_options.disable_meta_optimizer = True
+    cfg.graph_options.optimizer_options.opt_level = tf.compat.v1.OptimizerOptions.L0
+    with tf.compat.v1.Session(graph=g, config=cfg) as sess:
+        return sess.run(fetch, feed_dict=feeds)
+
+
+def fused_case(name, op, inputs, attrs):
+    """Runs a TF.js-style fused node natively if TF can, else by composition."""
+    names = ["in%d" % k for k in range(len(inputs))]
+    ph = [{"name": n, "op": "Placeholder",
+           "attr": {"dtype": {"type": "DT_FLOAT"}}} for n in names]
+    node = {"name": "out", "op": op, "input": names, "attr": attrs}
+    feeds = {n + ":0": v for n, v in zip(names, inputs)}
+    composed = _run_nodes(ph + tfjs_graph._rewrite(json.loads(json.dumps(node))), feeds, "out:0")
+    how = "composed"
+    out = composed
+    if op in ("_FusedMatMul", "_FusedConv2D"):
+        try:
+            native = _run_nodes(ph + [node], feeds, "out:0")
+            np.testing.assert_allclose(native, composed, rtol=1e-4, atol=1e-5)
+            out, how = native, "native"
+        except (tf.errors.OpError, ValueError) as e:
+            msg = str(e).splitlines()[0][:100]
+            print("  %s: TF kernel refused (%s); composed" % (name, msg))
+    CASES[_family].append({"name": name, "op": op, "attrs": attrs,
+                           "inputs": [fixture_io.tensor(x) for x in inputs],
+                           "outputs": [fixture_io.tensor(out)]})
+    return how
+
+
+def fused_matmul_attrs(fused, ta=False, tb=False, alpha=0.2, nargs=1):
+    return {"transpose_a": {"b": ta}, "transpose_b": {"b": tb},
+            "fused_ops": {"list": {"s": [_s(x) for x in fused]}},
+            "leakyrelu_alpha": {"f": alpha}, "num_args": {"i": str(nargs)},
+            "epsilon": {"f": 0.0}, "T": {"type": "DT_FLOAT"}}
+
+
+def fused_conv_attrs(fused, strides=(1, 1, 1, 1), padding="SAME", explicit=(),
+                     dilations=(1, 1, 1, 1), alpha=0.2, nargs=1):
+    return {"num_host_args": {"i": "0"}, "data_format": {"s": _s("NHWC")},
+            "filter_format": {"s": _s("HWIO")}, "strides": _ilist(strides),
+            "num_args": {"i": str(nargs)},
+            "fused_ops": {"list": {"s": [_s(x) for x in fused]}},
+            "TArgs": {"list": {"type": ["DT_FLOAT"] * nargs}},
+            "padding": {"s": _s(padding)}, "use_cudnn_on_gpu": {"b": True},
+            "leakyrelu_alpha": {"f": alpha}, "epsilon": {"f": 0.0},
+            "T": {"type": "DT_FLOAT"}, "explicit_paddings": _ilist(explicit),
+            "dilations": _ilist(dilations)}
+
+
+def fused_dw_attrs(fused, strides=(1, 1, 1, 1), padding="SAME", explicit=(),
+                   dilations=(1, 1, 1, 1), nargs=1):
+    return {"padding": {"s": _s(padding)}, "data_format": {"s": _s("NHWC")},
+            "strides": _ilist(strides), "num_args": {"i": str(nargs)},
+            "fused_ops": {"list": {"s": [_s(x) for x in fused]}},
+            "T": {"type": "DT_FLOAT"}, "explicit_paddings": _ilist(explicit),
+            "dilations": _ilist(dilations)}
+
+
+# ---------------------------------------------------------------------------
+# Families
+# ---------------------------------------------------------------------------
+
+def gen_matmul():
+    family("matmul")
+    reseed(1)
+    for (m, k, n) in [(1, 1, 1), (3, 5, 7), (4, 8, 4), (17, 33, 9), (64, 64, 64)]:
+        case("matmul_%dx%dx%d" % (m, k, n), "MatMul", {"a": f(m, k), "b": f(k, n)})
+    for ta in (False, True):
+        for tb in (False, True):
+            a = f(5, 3) if ta else f(3, 5)
+            bb = f(7, 5) if tb else f(5, 7)
+            case("matmul_ta%d_tb%d" % (ta, tb), "MatMul", {"a": a, "b": bb},
+                 {"transpose_a": ta, "transpose_b": tb})
+    case("matmul_9x13x6_tb", "MatMul", {"a": f(9, 13), "b": f(6, 13)}, {"transpose_b": True})
+    case("matmul_empty_m", "MatMul", {"a": f(0, 4), "b": f(4, 3)})
+    case("matmul_empty_k", "MatMul", {"a": f(2, 0), "b": f(0, 3)})
+    case("matmul_int32", "MatMul", {"a": i(3, 4), "b": i(4, 2)})
+    case("matmul_inner_mismatch", "MatMul", {"a": f(2, 3), "b": f(4, 2)}, error=True)
+
+    case("bmm_2x3x4_4x5", "BatchMatMulV2", {"x": f(2, 3, 4), "y": f(2, 4, 5)})
+    for ax in (False, True):
+        for ay in (False, True):
+            x = f(3, 6, 4) if ax else f(3, 4, 6)
+            y = f(3, 5, 6) if ay else f(3, 6, 5)
+            case("bmm_adjx%d_adjy%d" % (ax, ay), "BatchMatMulV2", {"x": x, "y": y},
+                 {"adj_x": ax, "adj_y": ay})
+    case("bmm_bcast_rank3_rank2", "BatchMatMulV2", {"x": f(4, 3, 5), "y": f(5, 2)})
+    case("bmm_bcast_1_vs_3", "BatchMatMulV2", {"x": f(1, 2, 3), "y": f(3, 3, 4)})
+    case("bmm_bcast_4d", "BatchMatMulV2", {"x": f(2, 1, 3, 4), "y": f(1, 3, 4, 2)})
+    case("bmm_bcast_4d_adj", "BatchMatMulV2", {"x": f(2, 1, 4, 3), "y": f(3, 2, 4)},
+         {"adj_x": True, "adj_y": True})
+    case("bmm_17x33x9", "BatchMatMulV2", {"x": f(2, 17, 33), "y": f(2, 33, 9)})
+    case("bmm_empty_batch", "BatchMatMulV2", {"x": f(0, 2, 3), "y": f(0, 3, 2)})
+    case("bmm_batch_mismatch", "BatchMatMulV2", {"x": f(2, 2, 3), "y": f(3, 3, 2)}, error=True)
+
+    for fused in (["BiasAdd"], ["BiasAdd", "Relu"], ["BiasAdd", "Relu6"], ["BiasAdd", "Elu"],
+                  ["BiasAdd", "LeakyRelu"], ["BiasAdd", "Tanh"], ["BiasAdd", "Sigmoid"]):
+        a, w, bias = f(3, 10, scale=2.0), f(10, 6), f(6)
+        fused_case("fused_matmul_" + "_".join(fused).lower(), "_FusedMatMul", [a, w, bias],
+                   fused_matmul_attrs(fused, alpha=0.15))
+    fused_case("fused_matmul_biasadd_relu_tb", "_FusedMatMul", [f(4, 9), f(5, 9), f(5)],
+               fused_matmul_attrs(["BiasAdd", "Relu"], tb=True))
+    fused_case("fused_matmul_biasadd_prelu", "_FusedMatMul",
+               [f(3, 8, scale=2.0), f(8, 6), f(6), f(6, lo=0.05, hi=0.5)],
+               fused_matmul_attrs(["BiasAdd", "Prelu"], nargs=2))
+    fused_case("fused_matmul_bias_broadcast_2d", "_FusedMatMul", [f(3, 4), f(4, 5), f(3, 5)],
+               fused_matmul_attrs(["BiasAdd"]))
+
+
+def gen_conv():
+    family("conv")
+    reseed(2)
+    x = f(2, 7, 9, 3)
+    for pad in ("SAME", "VALID"):
+        for s in (1, 2):
+            case("conv2d_k3_s%d_%s" % (s, pad.lower()), "Conv2D",
+                 {"input": x, "filter": f(3, 3, 3, 4)},
+                 {"strides": [1, s, s, 1], "padding": pad})
+    case("conv2d_rect_stride_k2x4", "Conv2D", {"input": x, "filter": f(2, 4, 3, 5)},
+         {"strides": [1, 2, 3, 1], "padding": "SAME"})
+    case("conv2d_dilation2_same", "Conv2D", {"input": x, "filter": f(3, 3, 3, 2)},
+         {"strides": [1, 1, 1, 1], "padding": "SAME", "dilations": [1, 2, 2, 1]})
+    case("conv2d_dilation_2x3_valid", "Conv2D", {"input": x, "filter": f(2, 2, 3, 2)},
+         {"strides": [1, 1, 1, 1], "padding": "VALID", "dilations": [1, 2, 3, 1]})
+    case("conv2d_explicit", "Conv2D", {"input": x, "filter": f(3, 3, 3, 4)},
+         {"strides": [1, 1, 1, 1], "padding": "EXPLICIT",
+          "explicit_paddings": [0, 0, 1, 2, 2, 1, 0, 0]})
+    case("conv2d_explicit_s2", "Conv2D", {"input": x, "filter": f(3, 2, 3, 3)},
+         {"strides": [1, 2, 2, 1], "padding": "EXPLICIT",
+          "explicit_paddings": [0, 0, 0, 3, 1, 0, 0, 0]})
+    case("conv2d_1x1_c17", "Conv2D", {"input": f(1, 5, 5, 17), "filter": f(1, 1, 17, 9)},
+         {"strides": [1, 1, 1, 1], "padding": "VALID"})
+    case("conv2d_k5_c8_s2_same", "Conv2D", {"input": f(1, 12, 11, 8), "filter": f(5, 5, 8, 16)},
+         {"strides": [1, 2, 2, 1], "padding": "SAME"})
+    case("conv2d_filter_larger_same", "Conv2D", {"input": f(1, 2, 2, 1), "filter": f(3, 3, 1, 2)},
+         {"strides": [1, 1, 1, 1], "padding": "SAME"})
+    case("conv2d_channel_mismatch", "Conv2D", {"input": x, "filter": f(3, 3, 4, 2)},
+         {"strides": [1, 1, 1, 1], "padding": "SAME"}, error=True)
+
+    for pad in ("SAME", "VALID"):
+        for s in (1, 2):
+            case("dwconv_k3_s%d_%s" % (s, pad.lower()), "DepthwiseConv2dNative",
+                 {"input": x, "filter": f(3, 3, 3, 1)}, {"strides": [1, s, s, 1], "padding": pad})
+    case("dwconv_mult2", "DepthwiseConv2dNative", {"input": x, "filter": f(3, 3, 3, 2)},
+         {"strides": [1, 1, 1, 1], "padding": "SAME"})
+    case("dwconv_mult3_s2_valid", "DepthwiseConv2dNative", {"input": x, "filter": f(2, 3, 3, 3)},
+         {"strides": [1, 2, 2, 1], "padding": "VALID"})
+    case("dwconv_explicit", "DepthwiseConv2dNative", {"input": x, "filter": f(3, 3, 3, 1)},
+         {"strides": [1, 2, 2, 1], "padding": "EXPLICIT",
+          "explicit_paddings": [0, 0, 1, 1, 0, 2, 0, 0]})
+    case("dwconv_c11", "DepthwiseConv2dNative", {"input": f(1, 6, 6, 11), "filter": f(3, 3, 11, 1)},
+         {"strides": [1, 1, 1, 1], "padding": "SAME"})
+    # TF's CPU DepthwiseConv2dNative kernel refuses dilations (Unimplemented), TF.js
+    # runs them: reference from tf.nn.depthwise_conv2d (SpaceToBatchND route).
+    for pad, dil in (("SAME", 2), ("VALID", 2)):
+        w = f(3, 3, 3, 2)
+        case("dwconv_dilation%d_%s" % (dil, pad.lower()), "DepthwiseConv2dNative",
+             {"input": x, "filter": w},
+             {"strides": [1, 1, 1, 1], "padding": pad, "dilations": [1, dil, dil, 1]},
+             ref=lambda w=w, pad=pad, dil=dil: [tf.nn.depthwise_conv2d(
+                 x, w, strides=[1, 1, 1, 1], padding=pad, dilations=[dil, dil]).numpy()])
+
+    case("biasadd_4d", "BiasAdd", {"value": f(2, 3, 4, 5), "bias": f(5)})
+    case("biasadd_2d", "BiasAdd", {"value": f(3, 7), "bias": f(7)})
+    case("biasadd_int32", "BiasAdd", {"value": i(2, 3), "bias": i(3)})
+    case("biasadd_bad_bias", "BiasAdd", {"value": f(3, 7), "bias": f(6)}, error=True)
+
+    xs = f(2, 6, 7, 3, scale=2.0)
+    for fused in (["BiasAdd"], ["BiasAdd", "Relu"], ["BiasAdd", "Relu6"], ["BiasAdd", "Elu"],
+                  ["BiasAdd", "LeakyRelu"], ["BiasAdd", "Sigmoid"], ["BiasAdd", "Tanh"]):
+        fused_case("fused_conv2d_" + "_".join(fused).lower(), "_FusedConv2D",
+                   [xs, f(3, 3, 3, 4), f(4)], fused_conv_attrs(fused, alpha=0.1))
+    fused_case("fused_conv2d_s2_valid_relu", "_FusedConv2D", [xs, f(3, 3, 3, 5), f(5)],
+               fused_conv_attrs(["BiasAdd", "Relu"], strides=(1, 2, 2, 1), padding="VALID"))
+    fused_case("fused_conv2d_dilation2_relu", "_FusedConv2D", [xs, f(3, 3, 3, 2), f(2)],
+               fused_conv_attrs(["BiasAdd", "Relu"], dilations=(1, 2, 2, 1)))
+    fused_case("fused_conv2d_explicit", "_FusedConv2D", [xs, f(3, 3, 3, 4), f(4)],
+               fused_conv_attrs(["BiasAdd"], padding="EXPLICIT",
+                                explicit=(0, 0, 1, 2, 2, 1, 0, 0)))
+    fused_case("fused_conv2d_prelu", "_FusedConv2D",
+               [xs, f(3, 3, 3, 4), f(4), f(4, lo=0.05, hi=0.5)],
+               fused_conv_attrs(["BiasAdd", "Prelu"], nargs=2))
+    for fused in (["BiasAdd"], ["BiasAdd", "Relu"], ["BiasAdd", "Relu6"], ["BiasAdd", "Elu"],
+                  ["BiasAdd", "LeakyRelu"]):
+        fused_case("fused_dwconv_" + "_".join(fused).lower(), "FusedDepthwiseConv2dNative",
+                   [xs, f(3, 3, 3, 2), f(6)], fused_dw_attrs(fused))
+    fused_case("fused_dwconv_s2_valid_relu6", "FusedDepthwiseConv2dNative",
+               [xs, f(3, 3, 3, 1), f(3)],
+               fused_dw_attrs(["BiasAdd", "Relu6"], strides=(1, 2, 2, 1), padding="VALID"))
+    fused_case("fused_dwconv_prelu", "FusedDepthwiseConv2dNative",
+               [xs, f(3, 3, 3, 1), f(3), f(3, lo=0.05, hi=0.5)],
+               fused_dw_attrs(["BiasAdd", "Prelu"], nargs=2))
+
+
+def gen_pool():
+    family("pool")
+    reseed(3)
+    x = f(2, 7, 9, 3)
+    for op in ("MaxPool", "AvgPool"):
+        arg = "input" if op == "MaxPool" else "value"
+        for pad in ("SAME", "VALID"):
+            case("%s_k2_s2_%s" % (op.lower(), pad.lower()), op, {arg: x},
+                 {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": pad})
+            case("%s_k3_s2_%s" % (op.lower(), pad.lower()), op, {arg: x},
+                 {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": pad})
+            case("%s_k3_s1_%s" % (op.lower(), pad.lower()), op, {arg: x},
+                 {"ksize": [1, 3, 3, 1], "strides": [1, 1, 1, 1], "padding": pad})
+        case("%s_k2x3_s1x2_same" % op.lower(), op, {arg: x},
+             {"ksize": [1, 2, 3, 1], "strides": [1, 1, 2, 1], "padding": "SAME"})
+        case("%s_global_valid" % op.lower(), op, {arg: x},
+             {"ksize": [1, 7, 9, 1], "strides": [1, 1, 1, 1], "padding": "VALID"})
+        case("%s_c10" % op.lower(), op, {arg: f(1, 5, 5, 10)},
+             {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"})
+    case("maxpool_all_negative", "MaxPool", {"input": f(1, 4, 4, 2, lo=-5, hi=-1)},
+         {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME"})
+
+
+def gen_batchnorm():
+    family("batchnorm")
+    reseed(4)
+    for op in ("FusedBatchNorm", "FusedBatchNormV3"):
+        for c_ in (3, 8):
+            case("%s_c%d" % (op.lower(), c_), op,
+                 {"x": f(2, 4, 5, c_), "scale": f(c_, lo=0.5, hi=1.5), "offset": f(c_),
+                  "mean": f(c_), "variance": f(c_, lo=0.5, hi=2.0)},
+                 {"is_training": False, "epsilon": 0.001})
+        case("%s_eps_1e-5" % op.lower(), op,
+             {"x": f(1, 3, 3, 4), "scale": f(4, lo=0.5, hi=1.5), "offset": f(4),
+              "mean": f(4), "variance": f(4, lo=0.01, hi=0.1)},
+             {"is_training": False, "epsilon": 1e-5})
+
+
+    # training mode, as Keras LayerNormalization's fused path emits it: batch
+    # statistics, empty mean/variance inputs, NCHW [1, rows, C, 1].
+    for fmt, shape, ch in (("NCHW", (1, 6, 5, 1), 6), ("NHWC", (2, 3, 4, 5), 5)):
+        case("fusedbatchnormv3_training_%s" % fmt.lower(), "FusedBatchNormV3",
+             {"x": f(*shape, scale=2.0), "scale": f(ch, lo=0.5, hi=1.5), "offset": f(ch),
+              "mean": np.zeros(0, F32), "variance": np.zeros(0, F32)},
+             {"is_training": True, "epsilon": 0.001, "data_format": fmt})
+
+
+def _binary_cases(op, x_lo=None):
+    def xv(*s):
+        return f(*s, lo=0.5, hi=2.0) if x_lo == "pos" else f(*s)
+    case(op.lower() + "_same_shape", op, {"x": xv(2, 3, 5), "y": f(2, 3, 5)})
+    case(op.lower() + "_scalar", op, {"x": xv(4, 3), "y": f()})
+    case(op.lower() + "_bcast_rank", op, {"x": xv(2, 3, 4), "y": f(4)})
+    case(op.lower() + "_bcast_both", op, {"x": xv(3, 1, 5), "y": f(1, 4, 1)})
+
+
+def gen_binary():
+    family("binary")
+    reseed(5)
+    for op in ("AddV2", "Add", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference"):
+        _binary_cases(op)
+    # RealDiv: keep divisor away from 0
+    case("realdiv_same_shape", "RealDiv", {"x": f(2, 3, 5), "y": f(2, 3, 5, lo=0.5, hi=2)})
+    case("realdiv_bcast", "RealDiv", {"x": f(3, 1, 5), "y": f(4, 1, lo=-2, hi=-0.5)})
+    case("realdiv_scalar", "RealDiv", {"x": f(7), "y": c(3.0, F32)})
+    case("pow_pos_base", "Pow", {"x": f(2, 3, 4, lo=0.5, hi=2.0), "y": f(4, lo=-2, hi=2)})
+    case("pow_int_exponent_neg_base", "Pow", {"x": f(3, 4), "y": c([2.0, 3.0, 0.0, -1.0], F32)})
+    case("pow_int32", "Pow", {"x": i(2, 3, lo=-3, hi=4), "y": i(3, lo=0, hi=4)})
+    case("addv2_empty", "AddV2", {"x": f(0, 3), "y": f(3)})
+    case("addv2_rank5_bcast", "AddV2", {"x": f(2, 1, 3, 1, 2), "y": f(4, 1, 1, 2)})
+    case("addv2_tail_17", "AddV2", {"x": f(17), "y": f(17)})
+    case("mul_tail_33_bcast", "Mul", {"x": f(3, 33), "y": f(3, 1)})
+    for op in ("AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference"):
+        case(op.lower() + "_int32", op, {"x": i(3, 4), "y": i(4)})
+    case("addv2_int32_overflow_wraps", "AddV2",
+         {"x": c([2147483647, -2147483648]), "y": c([1, -1])})
+    case("addv2_shape_mismatch", "AddV2", {"x": f(2, 3), "y": f(2, 4)}, error=True)
+    case("mul_shape_mismatch", "Mul", {"x": f(3, 2), "y": f(2, 3)}, error=True)
+
+
+def gen_unary():
+    family("unary")
+    reseed(6)
+    x = f(3, 7, scale=2.0)
+    pos = f(3, 7, lo=0.1, hi=4.0)
+    edge = c([-3.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 6.0, 7.5, 1e-3, -1e-3, 20.0, -20.0], F32)
+    for op in ("Neg", "Abs", "Square", "Sigmoid", "Tanh"):
+        case(op.lower(), op, {"x": x})
+        case(op.lower() + "_edge", op, {"x": edge})
+    case("exp", "Exp", {"x": x})
+    case("exp_edge", "Exp", {"x": c([-80.0, -1.0, 0.0, 1.0, 10.0, 80.0], F32)})
+    for op in ("Rsqrt", "Sqrt", "Log"):
+        case(op.lower(), op, {"x": pos})
+    case("sqrt_zero", "Sqrt", {"x": c([0.0, 1.0, 4.0, 2.0], F32)})
+    for op in ("Relu", "Relu6", "Elu", "Selu", "Softplus"):
+        case(op.lower(), op, {"features": x})
+        case(op.lower() + "_edge", op, {"features": edge})
+    case("leakyrelu_default", "LeakyRelu", {"features": x})
+    case("leakyrelu_0.3", "LeakyRelu", {"features": edge}, {"alpha": 0.3})
+    case("relu_int32", "Relu", {"features": i(10)})
+    case("neg_int32", "Neg", {"x": i(10)})
+    case("abs_int32", "Abs", {"x": i(10)})
+    case("square_int32", "Square", {"x": i(10)})
+    case("relu_empty", "Relu", {"features": f(0, 4)})
+    case("sigmoid_tail_9", "Sigmoid", {"x": f(9, scale=3.0)})
+    # Prelu is TF.js-only (the converter's fuse_prelu emits it): composed
+    fused_case("prelu_bcast_channel", "Prelu", [f(2, 3, 4), f(4, lo=0.05, hi=0.5)],
+               {"T": {"type": "DT_FLOAT"}})
+    fused_case("prelu_same_shape", "Prelu", [f(5), f(5, lo=0.05, hi=0.5)],
+               {"T": {"type": "DT_FLOAT"}})
+
+
+def gen_softmax():
+    family("softmax")
+    reseed(7)
+    for op in ("Softmax", "LogSoftmax"):
+        case(op.lower() + "_2d", op, {"logits": f(3, 10, scale=3.0)})
+        case(op.lower() + "_3d", op, {"logits": f(2, 3, 5)})
+        case(op.lower() + "_1d", op, {"logits": f(7)})
+        case(op.lower() + "_large", op, {"logits": c([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1000.5]], F32)})
+        case(op.lower() + "_tail_33", op, {"logits": f(2, 33)})
+
+
+def gen_reduce():
+    family("reduce")
+    reseed(8)
+    x = f(2, 3, 4)
+    for op in ("Mean", "Sum", "Max", "Min", "Prod"):
+        xx = f(2, 3, 4, lo=0.5, hi=1.5) if op == "Prod" else x
+        n = op.lower()
+        case(n + "_axis_last", op, {"input": xx, "axis": c(-1)})
+        case(n + "_axis0_keep", op, {"input": xx, "axis": c(0)}, {"keep_dims": True})
+        case(n + "_axes_neg_keep", op, {"input": xx, "axis": c([0, -1])}, {"keep_dims": True})
+        case(n + "_axes_1_2", op, {"input": xx, "axis": c([1, 2])})
+        case(n + "_all", op, {"input": xx, "axis": c([0, 1, 2])})
+        case(n + "_no_axes", op, {"input": xx, "axis": c([], I32)})
+        case(n + "_int32", op, {"input": i(3, 5, lo=-4, hi=5), "axis": c(1)})
+        case(n + "_tail_17", op, {"input": f(2, 17, lo=0.9, hi=1.1) if op == "Prod" else f(2, 17),
+                                   "axis": c(-1)})
+    case("sum_empty", "Sum", {"input": f(0, 3), "axis": c(0)})
+    case("prod_empty", "Prod", {"input": f(2, 0), "axis": c(1)})
+    case("sum_int64_axis", "Sum", {"input": x, "axis": c([1], I64)})
+    case("mean_axis_out_of_range", "Mean", {"input": x, "axis": c(3)}, error=True)
+    case("argmax_last", "ArgMax", {"input": x, "dimension": c(-1)})
+    case("argmax_axis0_int32_out", "ArgMax", {"input": x, "dimension": c(0)}, {"output_type": tf.int32})
+    case("argmax_axis1_int32_out", "ArgMax", {"input": x, "dimension": c(1)}, {"output_type": tf.int32})
+    case("argmax_ties_first", "ArgMax", {"input": c([[1, 3, 3, 0], [2, 2, 2, 2]]), "dimension": c(1)},
+         {"output_type": tf.int32})
+    case("argmax_1d", "ArgMax", {"input": f(17), "dimension": c(0)}, {"output_type": tf.int32})
+
+
+def gen_array():
+    family("array")
+    reseed(9)
+    x = f(2, 3, 4)
+    case("reshape_minus1", "Reshape", {"tensor": x, "shape": c([4, -1])})
+    case("reshape_rank4", "Reshape", {"tensor": x, "shape": c([1, 2, 12, 1])})
+    case("reshape_scalar", "Reshape", {"tensor": f(1, 1), "shape": c([], I32)})
+    case("reshape_empty", "Reshape", {"tensor": f(0, 4), "shape": c([-1, 2])})
+    case("reshape_int32", "Reshape", {"tensor": i(6), "shape": c([3, 2])})
+    case("reshape_incompatible", "Reshape", {"tensor": x, "shape": c([5, 5])}, error=True)
+    case("reshape_two_minus1", "Reshape", {"tensor": x, "shape": c([-1, -1])}, error=True)
+
+    y = f(1, 3, 1, 2)
+    case("squeeze_all", "Squeeze", {"input": y})
+    case("squeeze_axis_neg", "Squeeze", {"input": y}, {"axis": [-2]})
+    case("squeeze_axis0", "Squeeze", {"input": y}, {"axis": [0]})
+    case("squeeze_not_one", "Squeeze", {"input": y}, {"axis": [1]}, error=True)
+    case("expanddims_0", "ExpandDims", {"input": x, "axis": c(0)})
+    case("expanddims_neg1", "ExpandDims", {"input": x, "axis": c(-1)})
+    case("expanddims_scalar", "ExpandDims", {"input": c(2.5, F32), "axis": c(0)})
+
+    case("concat_axis0", "ConcatV2", {"values": [f(1, 3), f(2, 3)], "axis": c(0)})
+    case("concat_axis_neg1_three", "ConcatV2",
+         {"values": [f(2, 2, 1), f(2, 2, 3), f(2, 2, 2)], "axis": c(-1)})
+    case("concat_with_empty", "ConcatV2", {"values": [f(2, 0), f(2, 3)], "axis": c(1)})
+    case("concat_int32", "ConcatV2", {"values": [i(2), i(3)], "axis": c(0)})
+    case("concat_rank_mismatch", "ConcatV2", {"values": [f(2, 3), f(2, 3, 1)], "axis": c(0)},
+         error=True)
+    case("concat_dim_mismatch", "ConcatV2", {"values": [f(2, 3), f(3, 2)], "axis": c(0)},
+         error=True)
+
+    case("pack_axis0", "Pack", {"values": [f(3), f(3)]})
+    case("pack_axis_neg1", "Pack", {"values": [f(2, 3), f(2, 3), f(2, 3)]}, {"axis": -1})
+    case("pack_axis1", "Pack", {"values": [f(2, 3), f(2, 3)]}, {"axis": 1})
+    case("pack_scalars_int32", "Pack", {"values": [c(1), c(2), c(3)]})
+    case("unpack_axis0", "Unpack", {"value": x}, {"num": 2})
+    case("unpack_axis_neg1", "Unpack", {"value": x}, {"num": 4, "axis": -1})
+    case("unpack_axis1", "Unpack", {"value": x}, {"num": 3, "axis": 1})
+
+    case("split_3_axis_neg1", "Split", {"axis": c(-1), "value": f(2, 6)}, {"num_split": 3})
+    case("split_2_axis0", "Split", {"axis": c(0), "value": f(4, 3)}, {"num_split": 2})
+    case("split_1", "Split", {"axis": c(1), "value": f(2, 3)}, {"num_split": 1})
+    case("split_not_divisible", "Split", {"axis": c(1), "value": f(2, 5)}, {"num_split": 2},
+         error=True)
+    case("splitv_minus1", "SplitV", {"value": f(2, 7), "size_splits": c([2, -1, 1]),
+                                     "axis": c(-1)}, {"num_split": 3})
+    case("splitv_axis0", "SplitV", {"value": f(5, 2), "size_splits": c([1, 4]), "axis": c(0)},
+         {"num_split": 2})
+    case("splitv_zero_size", "SplitV", {"value": f(3, 2), "size_splits": c([0, 3]), "axis": c(0)},
+         {"num_split": 2})
+
+    z = f(4, 5, 6)
+
+    def ss(name, begin, end, strides, **masks):
+        case("stridedslice_" + name, "StridedSlice",
+             {"input": z, "begin": c(begin), "end": c(end), "strides": c(strides)}, masks)
+    ss("basic", [1, 0, 2], [3, 5, 6], [1, 2, 1])
+    ss("neg_indices", [-3, -4, 0], [-1, -1, 6], [1, 1, 3])
+    ss("reverse_all", [0, 0, 0], [0, 0, 0], [-1, -1, -1], begin_mask=7, end_mask=7)
+    ss("neg_stride_range", [3, 4, 5], [0, 0, 1], [-2, -1, -2])
+    ss("begin_end_mask", [2, 1, 0], [0, 3, 4], [1, 1, 1], begin_mask=1, end_mask=2)
+    ss("shrink_axis", [1, 0, 2], [2, 5, 3], [1, 1, 1], shrink_axis_mask=5)
+    ss("shrink_neg", [-1, 0, 0], [0, 0, 0], [1, 1, 1], shrink_axis_mask=1, end_mask=6)
+    ss("new_axis", [0, 0, 1, 0], [0, 0, 3, 0], [1, 1, 1, 1], new_axis_mask=2, begin_mask=9,
+       end_mask=9)
+    ss("ellipsis", [0, 1], [0, 4], [1, 2], ellipsis_mask=1)
+    ss("ellipsis_newaxis_shrink", [0, 0, 2], [0, 0, 3], [1, 1, 1], ellipsis_mask=1,
+       new_axis_mask=2, shrink_axis_mask=4)
+    ss("clamp_out_of_range", [-10, 2, 0], [10, 100, 6], [1, 1, 4])
+    ss("empty_result", [3, 0, 0], [1, 5, 6], [1, 1, 1])
+    ss("neg_stride_to_start", [2, -1, -2], [0, 0, 0], [-1, -2, -3], end_mask=7)
+    case("stridedslice_1d_reverse_int32", "StridedSlice",
+         {"input": i(9), "begin": c([-1]), "end": c([0]), "strides": c([-1])}, {"end_mask": 1})
+
+    case("slice_basic", "Slice", {"input": z, "begin": c([1, 0, 2]), "size": c([2, 3, 4])})
+    case("slice_size_minus1", "Slice", {"input": z, "begin": c([1, 2, 0]), "size": c([-1, 2, -1])})
+    case("slice_empty", "Slice", {"input": z, "begin": c([0, 0, 0]), "size": c([0, 2, 3])})
+    case("slice_out_of_bounds", "Slice", {"input": z, "begin": c([3, 0, 0]), "size": c([2, 1, 1])},
+         error=True)
+
+    case("transpose_021", "Transpose", {"x": z, "perm": c([0, 2, 1])})
+    case("transpose_201", "Transpose", {"x": z, "perm": c([2, 0, 1])})
+    case("transpose_2d", "Transpose", {"x": f(3, 7), "perm": c([1, 0])})
+    case("transpose_nhwc_nchw", "Transpose", {"x": f(2, 3, 4, 5), "perm": c([0, 3, 1, 2])})
+    case("transpose_rank5", "Transpose", {"x": f(2, 1, 3, 2, 2), "perm": c([4, 2, 0, 3, 1])})
+    case("transpose_int32", "Transpose", {"x": i(2, 3), "perm": c([1, 0])})
+    case("transpose_bad_perm", "Transpose", {"x": f(2, 3), "perm": c([0, 0])}, error=True)
+
+    case("shape_int32", "Shape", {"input": z})
+    case("shape_int64", "Shape", {"input": f(0, 3)}, {"out_type": tf.int64})
+    case("shape_scalar", "Shape", {"input": c(1.0, F32)})
+    case("fill_float", "Fill", {"dims": c([2, 3]), "value": c(1.5, F32)})
+    case("fill_int32", "Fill", {"dims": c([4]), "value": c(-7)})
+    case("fill_empty", "Fill", {"dims": c([0, 2]), "value": c(0.0, F32)})
+
+    fv = c([-2.7, -1.5, -0.5, 0.0, 0.4, 1.5, 2.5, 3.9, 100.25], F32)
+    case("cast_f32_i32_trunc", "Cast", {"x": fv}, {"DstT": tf.int32})
+    case("cast_f32_bool", "Cast", {"x": fv}, {"DstT": tf.bool})
+    case("cast_i32_f32", "Cast", {"x": i(7, lo=-1000, hi=1000)}, {"DstT": tf.float32})
+    case("cast_i32_bool", "Cast", {"x": c([0, 1, -1, 5, 0])}, {"DstT": tf.bool})
+    case("cast_bool_f32", "Cast", {"x": b(6)}, {"DstT": tf.float32})
+    case("cast_bool_i32", "Cast", {"x": b(6)}, {"DstT": tf.int32})
+    case("cast_i32_i64", "Cast", {"x": i(4)}, {"DstT": tf.int64})
+    case("cast_i64_i32", "Cast", {"x": c([3, -4, 5], I64)}, {"DstT": tf.int32})
+    case("cast_f32_f32", "Cast", {"x": f(3)}, {"DstT": tf.float32})
+
+    p = f(2, 3, 4)
+    case("pad_basic", "Pad", {"input": p, "paddings": c([[0, 0], [1, 2], [2, 1]])})
+    case("pad_int32", "Pad", {"input": i(2, 3), "paddings": c([[1, 1], [0, 2]])})
+    case("pad_zero", "Pad", {"input": p, "paddings": c([[0, 0], [0, 0], [0, 0]])})
+    case("pad_int64_paddings", "Pad", {"input": f(3), "paddings": c([[2, 1]], I64)})
+    case("padv2_value", "PadV2", {"input": p, "paddings": c([[1, 0], [0, 1], [1, 1]]),
+                                  "constant_values": c(-2.5, F32)})
+    case("padv2_int32", "PadV2", {"input": i(3), "paddings": c([[2, 2]]),
+                                  "constant_values": c(9)})
+    case("pad_negative", "Pad", {"input": p, "paddings": c([[0, 0], [-1, 0], [0, 0]])}, error=True)
+    for mode in ("REFLECT", "SYMMETRIC"):
+        m = mode.lower()
+        case("mirrorpad_%s" % m, "MirrorPad",
+             {"input": p, "paddings": c([[0, 0], [2, 1], [1, 3]])}, {"mode": mode})
+        case("mirrorpad_%s_1d" % m, "MirrorPad", {"input": f(5), "paddings": c([[3, 2]])},
+             {"mode": mode})
+        case("mirrorpad_%s_4d" % m, "MirrorPad",
+             {"input": f(1, 4, 4, 2), "paddings": c([[0, 0], [1, 2], [2, 1], [0, 0]])},
+             {"mode": mode})
+    case("mirrorpad_reflect_too_big", "MirrorPad", {"input": f(3), "paddings": c([[3, 0]])},
+         {"mode": "REFLECT"}, error=True)
+    case("mirrorpad_symmetric_max", "MirrorPad", {"input": f(3), "paddings": c([[3, 3]])},
+         {"mode": "SYMMETRIC"})
+
+    case("tile_basic", "Tile", {"input": p, "multiples": c([1, 2, 3])})
+    case("tile_1d", "Tile", {"input": f(3), "multiples": c([4])})
+    case("tile_int32_ones", "Tile", {"input": i(2, 2), "multiples": c([1, 1])})
+    case("tile_zero", "Tile", {"input": f(2, 2), "multiples": c([0, 2])})
+
+    g = f(4, 5, 3)
+    case("gather_axis0", "GatherV2", {"params": g, "indices": c([3, 0, 0, 2]), "axis": c(0)})
+    case("gather_axis1_2d_idx", "GatherV2", {"params": g, "indices": c([[4, 1], [0, 0], [2, 3]]),
+                                             "axis": c(1)})
+    case("gather_axis_neg1", "GatherV2", {"params": g, "indices": c([2, 0]), "axis": c(-1)})
+    case("gather_scalar_idx", "GatherV2", {"params": g, "indices": c(1), "axis": c(1)})
+    case("gather_int32_params", "GatherV2", {"params": i(6), "indices": c([5, 0, 3]), "axis": c(0)})
+    case("gather_int64_idx", "GatherV2", {"params": g, "indices": c([1, 3], I64), "axis": c(0)})
+    case("gather_empty_idx", "GatherV2", {"params": g, "indices": c([], I32), "axis": c(0)})
+    case("gather_out_of_range", "GatherV2", {"params": g, "indices": c([4]), "axis": c(0)},
+         error=True)
+
+    # Keras Conv2D with dilation_rate converts to SpaceToBatchND -> Conv2D -> BatchToSpaceND
+    case("spacetobatchnd_block2", "SpaceToBatchND",
+         {"input": f(2, 4, 6, 3), "block_shape": c([2, 2]), "paddings": c([[0, 0], [0, 0]])})
+    case("spacetobatchnd_padded", "SpaceToBatchND",
+         {"input": f(1, 5, 3, 2), "block_shape": c([2, 3]), "paddings": c([[1, 2], [2, 1]])})
+    case("spacetobatchnd_1d_block", "SpaceToBatchND",
+         {"input": f(2, 6, 2), "block_shape": c([3]), "paddings": c([[0, 3]])})
+    case("batchtospacend_block2", "BatchToSpaceND",
+         {"input": f(8, 2, 3, 3), "block_shape": c([2, 2]), "crops": c([[0, 0], [0, 0]])})
+    case("batchtospacend_cropped", "BatchToSpaceND",
+         {"input": f(6, 4, 2, 2), "block_shape": c([2, 3]), "crops": c([[1, 2], [2, 1]])})
+    case("spacetobatchnd_not_divisible", "SpaceToBatchND",
+         {"input": f(1, 5, 4, 1), "block_shape": c([2, 2]), "paddings": c([[0, 0], [0, 0]])},
+         error=True)
+
+    case("identity", "Identity", {"input": f(2, 3)})
+    case("identity_int32", "Identity", {"input": i(4)})
+    case("identity_bool", "Identity", {"input": b(3)})
+    case("identityn", "IdentityN", {"input": [f(2), i(3), b(1, 2)]})
+
+
+def gen_compare():
+    family("compare")
+    reseed(10)
+    x = f(3, 4)
+    xi = i(3, 4, lo=-2, hi=3)
+    for op in ("Greater", "Less", "Equal", "GreaterEqual", "LessEqual"):
+        n = op.lower()
+        case(n, op, {"x": x, "y": f(3, 4)})
+        case(n + "_bcast", op, {"x": x, "y": f(4)})
+        case(n + "_int32_ties", op, {"x": xi, "y": i(1, 4, lo=-2, hi=3)})
+        case(n + "_scalar", op, {"x": x, "y": c(0.0, F32)})
+    case("equal_bool", "Equal", {"x": b(5), "y": b(5)})
+    case("notequal_mismatch", "Greater", {"x": f(2, 3), "y": f(3, 2)}, error=True)
+    case("select_same_shape", "Select", {"condition": b(3, 4), "x": f(3, 4), "y": f(3, 4)})
+    case("select_vector_cond", "Select", {"condition": b(3), "x": f(3, 4), "y": f(3, 4)})
+    case("select_int32", "Select", {"condition": b(5), "x": i(5), "y": i(5)})
+    case("select_scalar_cond", "Select", {"condition": c(True, B), "x": f(2, 2), "y": f(2, 2)})
+    case("select_bad_cond", "Select", {"condition": b(2), "x": f(3, 4), "y": f(3, 4)}, error=True)
+    case("selectv2_bcast_cond", "SelectV2", {"condition": b(4), "t": f(3, 4), "e": f(3, 4)})
+    case("selectv2_bcast_all", "SelectV2", {"condition": b(3, 1), "t": f(1, 4), "e": c(0.5, F32)})
+    case("selectv2_same", "SelectV2", {"condition": b(2, 3), "t": f(2, 3), "e": f(2, 3)})
+    case("selectv2_int32_rank3", "SelectV2", {"condition": b(2, 1, 3), "t": i(4, 1), "e": i(3)})
+
+
+def gen_resize():
+    family("resize")
+    reseed(11)
+    img = f(2, 4, 5, 3)
+    combos = [(False, False), (True, False), (False, True)]
+    for ac, hp in combos:
+        tag = "ac%d_hp%d" % (ac, hp)
+        for size in ([8, 10], [7, 3], [2, 2], [4, 5], [1, 1]):
+            case("resize_bilinear_%s_%dx%d" % (tag, size[0], size[1]), "ResizeBilinear",
+                 {"images": img, "size": c(size)}, {"align_corners": ac, "half_pixel_centers": hp})
+    case("resize_bilinear_int32_input", "ResizeBilinear",
+         {"images": i(1, 3, 3, 1), "size": c([5, 4])}, {"half_pixel_centers": True})
+    case("resize_bilinear_1px_source", "ResizeBilinear", {"images": f(1, 1, 1, 2), "size": c([3, 2])},
+         {"align_corners": True})
+    case("resize_bilinear_ac_and_hp", "ResizeBilinear", {"images": img, "size": c([8, 10])},
+         {"align_corners": True, "half_pixel_centers": True}, error=True)
+
+
+GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
+              gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize]
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for g in GENERATORS:
+        g()
+    total = 0
+    for fam, cases in CASES.items():
+        names = [cs["name"] for cs in cases]
+        assert len(names) == len(set(names)), fam
+        path = os.path.join(OUT, fam + ".json")
+        text = "[\n" + ",\n".join(fixture_io.dumps(cs) for cs in cases) + "\n]\n"
+        json.loads(text)
+        with open(path, "w") as fh:
+            fh.write(text)
+        total += len(text)
+        ops = sorted({cs["op"] for cs in cases})
+        nerr = sum("error" in cs for cs in cases)
+        print("%-10s %3d cases (%d errors), %7d bytes: %s" % (fam, len(cases), nerr, len(text),
+                                                               " ".join(ops)))
+    print("total %d bytes" % total)
+
+
+if __name__ == "__main__":
+    main()
