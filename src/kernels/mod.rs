@@ -4,6 +4,7 @@
 pub mod array;
 pub mod broadcast;
 pub mod math;
+pub mod nn;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
@@ -61,6 +62,7 @@ impl Kernel for SimpleKernel {
 }
 
 pub fn register_all(reg: &mut Registry) {
+    nn::register(reg);
     resource::register(reg);
     space_batch::register(reg);
     math::register(reg);

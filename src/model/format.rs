@@ -53,9 +53,9 @@ pub struct WeightSpec {
 pub struct Quantization {
     pub dtype: String,
     #[serde(default)]
-    pub min: Option<f32>,
+    pub min: Option<f64>,
     #[serde(default)]
-    pub scale: Option<f32>,
+    pub scale: Option<f64>,
     #[serde(default)]
     pub original_dtype: Option<String>,
 }

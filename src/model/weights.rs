@@ -110,14 +110,14 @@ pub fn stored_size(dtype: DType, quantization: Option<&str>) -> Result<usize> {
     })
 }
 
-/// Dequantizes as TF.js does: `q * scale + min` for uint8/uint16 (rounded when the original dtype
-/// is an integer), IEEE half to float for float16.
+/// Dequantizes as TF.js does: `q * scale + min` in double precision, then stored as float32
+/// (rounded when the original dtype is an integer); IEEE half to float for float16.
 pub fn dequantize(
     bytes: &[u8],
     n: usize,
     quant: &str,
-    min: Option<f32>,
-    scale: Option<f32>,
+    min: Option<f64>,
+    scale: Option<f64>,
     dtype: DType,
 ) -> Result<Data> {
     let values: Vec<f32> = match quant {
@@ -138,12 +138,12 @@ pub fn dequantize(
             };
             let mut v = try_with_capacity::<f32>(n)?;
             if quant == "uint8" {
-                v.extend(bytes.iter().map(|&q| q as f32 * scale + min));
+                v.extend(bytes.iter().map(|&q| (q as f64 * scale + min) as f32));
             } else {
                 v.extend(
                     bytes
                         .chunks_exact(2)
-                        .map(|c| u16::from_le_bytes([c[0], c[1]]) as f32 * scale + min),
+                        .map(|c| (u16::from_le_bytes([c[0], c[1]]) as f64 * scale + min) as f32),
                 );
             }
             v

@@ -17,8 +17,11 @@ pub enum ArgType {
 #[derive(Debug, Clone, Copy)]
 pub enum ArgCount {
     One,
-    /// `N` tensors of one type; the int attr `N` is inferred.
-    Number(&'static str),
+    /// At least `min` tensors of one type; the int attr (e.g. `N`) is inferred.
+    Number {
+        attr: &'static str,
+        min: usize,
+    },
     /// A list of tensors typed by a `list(type)` attr (IdentityN's `T`).
     TypeList(&'static str),
 }
@@ -131,17 +134,23 @@ impl OpBuilder {
         self
     }
 
-    /// `N` inputs typed by `ty_attr`; adds the int attr `n_attr` (inferred).
-    pub fn inputs_n(
+    /// `N` >= 1 inputs typed by `ty_attr`; adds the int attr `n_attr` (inferred).
+    pub fn inputs_n(self, name: &'static str, n_attr: &'static str, ty_attr: &'static str) -> Self {
+        self.inputs_n_min(name, n_attr, ty_attr, 1)
+    }
+
+    /// `N` >= `min` inputs (TF's `N: int >= min`), typed by `ty_attr`; adds `n_attr` (inferred).
+    pub fn inputs_n_min(
         mut self,
         name: &'static str,
         n_attr: &'static str,
         ty_attr: &'static str,
+        min: usize,
     ) -> Self {
         self.def.inputs.push(ArgDef {
             name,
             ty: ArgType::Attr(ty_attr),
-            count: ArgCount::Number(n_attr),
+            count: ArgCount::Number { attr: n_attr, min },
         });
         self.attr(n_attr, AttrType::Int, None)
     }

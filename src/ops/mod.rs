@@ -301,11 +301,13 @@ fn bind_inputs(def: &OpDef, inputs: &[Tensor], slots: &mut [Option<AttrValue>]) 
                 bind_attr(def, slots, attr, AttrValue::ListType(types), arg.name)?;
             }
             (count, ty) => {
-                if let ArgCount::Number(n_attr) = count {
-                    if group.is_empty() {
+                if let ArgCount::Number { attr: n_attr, min } = count {
+                    if group.len() < min {
                         return Err(invalid_argument(format!(
-                            "op {op} needs at least one '{}' input",
-                            arg.name
+                            "op {op} needs at least {min} '{}' input{}, got {}",
+                            arg.name,
+                            if min == 1 { "" } else { "s" },
+                            group.len()
                         )));
                     }
                     bind_attr(def, slots, n_attr, AttrValue::Int(n as i64), arg.name)?;

@@ -47,7 +47,10 @@ pub fn run_op_case(ctx: &mut EagerContext, case: &Value) -> Result<(), String> {
     }
     let got = result.map_err(|e| e.to_string())?;
     let want = case["outputs"].as_array().ok_or("case without outputs")?;
-    if got.len() != want.len() {
+    // The generator stores only `y` for the FusedBatchNorm family (its other outputs are TF's
+    // reserve space, whose contents TF leaves unspecified); every other op lists all outputs.
+    let prefix_only = op.starts_with("FusedBatchNorm");
+    if got.len() != want.len() && !(prefix_only && got.len() > want.len()) {
         return Err(format!("{} outputs, expected {}", got.len(), want.len()));
     }
     for (i, (g, w)) in got.iter().zip(want).enumerate() {

@@ -1,0 +1,331 @@
+//! Activations: the `Activation` enum fused kernels apply in place, and the standalone ops (Relu,
+//! Relu6, Elu, LeakyRelu, Selu, Sigmoid, Tanh, Softplus, Softmax, LogSoftmax) with TF's formulas.
+
+use crate::kernels::{KernelContext, KernelFactory::Simple};
+use crate::ops::def::FLOAT;
+use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::status::{invalid_argument, Result};
+use crate::tensor::{try_with_capacity, DType, Element, Tensor};
+
+const SELU_SCALE: f32 = 1.050_701;
+const SELU_SCALE_ALPHA: f32 = 1.758_099_3;
+
+/// An elementwise activation, as a fused epilogue names it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Activation {
+    Identity,
+    Relu,
+    Relu6,
+    Elu,
+    LeakyRelu(f32),
+    Selu,
+    Sigmoid,
+    Tanh,
+    Softplus,
+}
+
+impl Activation {
+    /// The activation a `fused_ops` entry names (Prelu is not elementwise; fused.rs handles it).
+    pub fn from_fused_name(name: &str, leaky_alpha: f32) -> Option<Activation> {
+        Some(match name {
+            "Relu" => Activation::Relu,
+            "Relu6" => Activation::Relu6,
+            "Elu" => Activation::Elu,
+            "LeakyRelu" => Activation::LeakyRelu(leaky_alpha),
+            "Selu" => Activation::Selu,
+            "Sigmoid" => Activation::Sigmoid,
+            "Tanh" => Activation::Tanh,
+            "Softplus" => Activation::Softplus,
+            "Identity" => Activation::Identity,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    pub fn scalar(self, x: f32) -> f32 {
+        match self {
+            Activation::Identity => x,
+            Activation::Relu => relu(x),
+            Activation::Relu6 => relu6(x),
+            Activation::Elu => elu(x),
+            Activation::LeakyRelu(a) => leaky_relu(x, a),
+            Activation::Selu => selu(x),
+            Activation::Sigmoid => sigmoid(x),
+            Activation::Tanh => x.tanh(),
+            Activation::Softplus => softplus(x),
+        }
+    }
+
+    /// Applies the activation in place; the match is hoisted so each loop is tight.
+    pub fn apply(self, xs: &mut [f32]) {
+        match self {
+            Activation::Identity => {}
+            Activation::Relu => xs.iter_mut().for_each(|x| *x = relu(*x)),
+            Activation::Relu6 => xs.iter_mut().for_each(|x| *x = relu6(*x)),
+            Activation::Elu => xs.iter_mut().for_each(|x| *x = elu(*x)),
+            Activation::LeakyRelu(a) => xs.iter_mut().for_each(|x| *x = leaky_relu(*x, a)),
+            Activation::Selu => xs.iter_mut().for_each(|x| *x = selu(*x)),
+            Activation::Sigmoid => xs.iter_mut().for_each(|x| *x = sigmoid(*x)),
+            Activation::Tanh => xs.iter_mut().for_each(|x| *x = x.tanh()),
+            Activation::Softplus => xs.iter_mut().for_each(|x| *x = softplus(*x)),
+        }
+    }
+}
+
+/// max(x, 0) with NaN passing through, like Eigen's cwiseMax.
+#[inline(always)]
+pub fn relu(x: f32) -> f32 {
+    if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+#[inline(always)]
+pub fn relu6(x: f32) -> f32 {
+    // clamp passes NaN through, like Eigen's cwiseMax/cwiseMin.
+    x.clamp(0.0, 6.0)
+}
+
+#[inline(always)]
+pub fn elu(x: f32) -> f32 {
+    if x < 0.0 {
+        x.exp_m1()
+    } else {
+        x
+    }
+}
+
+/// TF selects rather than takes a max, since alpha may exceed 1.
+#[inline(always)]
+pub fn leaky_relu(x: f32, alpha: f32) -> f32 {
+    if x > 0.0 {
+        x
+    } else {
+        x * alpha
+    }
+}
+
+#[inline(always)]
+pub fn selu(x: f32) -> f32 {
+    if x < 0.0 {
+        SELU_SCALE_ALPHA * x.exp_m1()
+    } else {
+        SELU_SCALE * x
+    }
+}
+
+/// Logistic function, accurate in relative terms on both tails: exp only of non-positive values.
+#[inline(always)]
+pub fn sigmoid(x: f32) -> f32 {
+    if x >= 0.0 {
+        1.0 / (1.0 + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// TF's softplus: x above -threshold, exp(x) below threshold, log(exp(x) + 1) between, where
+/// threshold = log(f32::EPSILON) + 2.
+#[inline(always)]
+pub fn softplus(x: f32) -> f32 {
+    const THRESHOLD: f32 = -13.942_385; // ln(1.1920929e-7) + 2
+    if x > -THRESHOLD {
+        x
+    } else if x < THRESHOLD {
+        x.exp()
+    } else {
+        (x.exp() + 1.0).ln()
+    }
+}
+
+/// A new f32 tensor of `t`'s shape holding `f` of each element.
+pub fn map_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
+    let x = t.f32s()?;
+    let mut out = try_with_capacity::<f32>(x.len())?;
+    out.extend(x.iter().map(|&v| f(v)));
+    Tensor::from_vec(t.shape().clone(), out)
+}
+
+fn map_typed<T: Element>(t: &Tensor, f: impl Fn(T) -> T) -> Result<Tensor> {
+    let x = t.as_slice::<T>()?;
+    let mut out = try_with_capacity::<T>(x.len())?;
+    out.extend(x.iter().map(|&v| f(v)));
+    Tensor::from_vec(t.shape().clone(), out)
+}
+
+const REAL: &[DType] = &[DType::Float32, DType::Int32, DType::Int64];
+
+pub fn register(reg: &mut Registry) {
+    reg.add(
+        OpBuilder::new("Relu", Simple(relu_op))
+            .input("features", "T")
+            .type_attr("T", REAL),
+    );
+    reg.add(
+        OpBuilder::new("Relu6", Simple(relu6_op))
+            .input("features", "T")
+            .type_attr("T", REAL),
+    );
+    reg.add(
+        OpBuilder::new("LeakyRelu", Simple(leaky_op))
+            .input("features", "T")
+            .float_attr("alpha", 0.2)
+            .type_attr_default("T", FLOAT, DType::Float32),
+    );
+    let unary: [(&'static str, &'static str, crate::kernels::ComputeFn); 6] = [
+        ("Elu", "features", elu_op),
+        ("Selu", "features", selu_op),
+        ("Softplus", "features", softplus_op),
+        ("Sigmoid", "x", sigmoid_op),
+        ("Tanh", "x", tanh_op),
+        ("Softmax", "logits", softmax_op),
+    ];
+    for (name, input, f) in unary {
+        reg.add(
+            OpBuilder::new(name, Simple(f))
+                .input(input, "T")
+                .type_attr("T", FLOAT),
+        );
+    }
+    // The converter's PReLU (TF.js op): x where x >= 0, alpha * x elsewhere; alpha broadcasts.
+    reg.add(
+        OpBuilder::new("Prelu", Simple(prelu_op))
+            .input("x", "T")
+            .input("alpha", "T")
+            .type_attr("T", FLOAT),
+    );
+    reg.add(
+        OpBuilder::new("LogSoftmax", Simple(log_softmax_op))
+            .input("logits", "T")
+            .type_attr("T", FLOAT),
+    );
+}
+
+type Inputs<'a> = &'a [Tensor];
+
+fn relu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![match i[0].dtype() {
+        DType::Int32 => map_typed::<i32>(&i[0], |x| x.max(0))?,
+        DType::Int64 => map_typed::<i64>(&i[0], |x| x.max(0))?,
+        _ => map_f32(&i[0], relu)?,
+    }])
+}
+
+fn relu6_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![match i[0].dtype() {
+        DType::Int32 => map_typed::<i32>(&i[0], |x| x.clamp(0, 6))?,
+        DType::Int64 => map_typed::<i64>(&i[0], |x| x.clamp(0, 6))?,
+        _ => map_f32(&i[0], relu6)?,
+    }])
+}
+
+fn leaky_op(a: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    let alpha = a.float("alpha")?;
+    Ok(vec![map_f32(&i[0], |x| leaky_relu(x, alpha))?])
+}
+
+fn elu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![map_f32(&i[0], elu)?])
+}
+
+fn selu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![map_f32(&i[0], selu)?])
+}
+
+fn softplus_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![map_f32(&i[0], softplus)?])
+}
+
+fn sigmoid_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![map_f32(&i[0], sigmoid)?])
+}
+
+fn tanh_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![map_f32(&i[0], f32::tanh)?])
+}
+
+fn prelu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![crate::kernels::broadcast::binary_map(
+        &i[0],
+        &i[1],
+        |x: f32, a: f32| if x < 0.0 { a * x } else { x },
+    )?])
+}
+
+fn softmax_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![softmax(&i[0], false)?])
+}
+
+fn log_softmax_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    Ok(vec![softmax(&i[0], true)?])
+}
+
+/// Softmax (or log-softmax) over the last axis, shifted by the row max for stability.
+pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
+    if t.rank() < 1 {
+        return Err(invalid_argument(format!(
+            "logits must have >= 1 dimension, got {}",
+            t.shape()
+        )));
+    }
+    let x = t.f32s()?;
+    let mut out = try_with_capacity::<f32>(x.len())?;
+    out.extend_from_slice(x);
+    let depth = t.dims()[t.rank() - 1];
+    if depth > 0 {
+        for row in out.chunks_exact_mut(depth) {
+            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            if log {
+                let mut sum = 0f32;
+                for v in row.iter_mut() {
+                    *v -= max;
+                    sum += v.exp();
+                }
+                let ls = sum.ln();
+                row.iter_mut().for_each(|v| *v -= ls);
+            } else {
+                let mut sum = 0f32;
+                for v in row.iter_mut() {
+                    *v = (*v - max).exp();
+                    sum += *v;
+                }
+                row.iter_mut().for_each(|v| *v /= sum);
+            }
+        }
+    }
+    Tensor::from_vec(t.shape().clone(), out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sigmoid_tails_are_relatively_accurate() {
+        let want = (-30f64).exp() / (1.0 + (-30f64).exp());
+        assert!(((sigmoid(-30.0) as f64 - want) / want).abs() < 1e-6);
+        assert_eq!(sigmoid(0.0), 0.5);
+        assert_eq!(sigmoid(100.0), 1.0);
+    }
+
+    #[test]
+    fn softplus_thresholds() {
+        assert_eq!(softplus(20.0), 20.0);
+        assert!((softplus(0.0) - std::f32::consts::LN_2).abs() < 1e-7);
+        assert_eq!(softplus(-20.0), (-20f32).exp());
+    }
+
+    #[test]
+    fn softmax_rows_sum_to_one() {
+        let t = Tensor::from_slice(&[2, 3], &[1f32, 2., 3., 1000., 1000., 1000.]).unwrap();
+        let s = softmax(&t, false).unwrap();
+        let v = s.f32s().unwrap();
+        assert!((v[0..3].iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        assert!((v[3] - 1.0 / 3.0).abs() < 1e-6);
+        let l = softmax(&t, true).unwrap();
+        assert!((l.f32s().unwrap()[2] - v[2].ln()).abs() < 1e-6);
+    }
+}

@@ -1,0 +1,266 @@
+//! Conv2D (NHWC, HWIO filter) as im2col + SGEMM; a 1x1 stride-1 unpadded convolution is a GEMM
+//! straight on the input. im2col runs in row strips so the patch buffer stays bounded.
+
+use super::fused::{run_fused, Fusion};
+use super::gemm::{sgemm, Epilogue, MatRef};
+use super::window::{dims4, padding_attr, require_nhwc, spatial_pair, windowed_2d, Dim1, Padding};
+use crate::kernels::{KernelContext, KernelFactory::Simple};
+use crate::ops::def::FLOAT;
+use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::status::{invalid_argument, unimplemented, Result};
+use crate::tensor::{try_alloc, Shape, Tensor};
+
+/// Patch-buffer budget per strip, in floats (1 MiB).
+const STRIP_FLOATS: usize = 1 << 18;
+
+/// Validated window attrs of a 2-D convolution.
+#[derive(Debug, Clone, Copy)]
+pub struct Conv2dParams {
+    pub strides: (usize, usize),
+    pub dilations: (usize, usize),
+    pub padding: Padding,
+}
+
+impl Conv2dParams {
+    /// Reads strides, dilations, padding (+ explicit_paddings when `has_explicit`) and checks
+    /// data_format. `conv2d` selects Conv2D's error classes; otherwise depthwise rules apply.
+    pub fn from_attrs(a: &NodeAttrs, has_explicit: bool, conv2d: bool) -> Result<Self> {
+        require_nhwc(a)?;
+        let strides = spatial_pair(a, "strides", conv2d)?;
+        let dilations = spatial_pair(a, "dilations", conv2d)?;
+        if !conv2d && strides.0 != strides.1 {
+            return Err(invalid_argument(format!(
+                "{}: Current implementation only supports equal length strides in the row and \
+                 column dimensions, got {strides:?}",
+                a.op()
+            )));
+        }
+        Ok(Conv2dParams {
+            strides,
+            dilations,
+            padding: padding_attr(a, has_explicit)?,
+        })
+    }
+
+    /// Output geometry for an input of spatial size `hw` and a `khw` filter.
+    pub fn window(&self, hw: (usize, usize), khw: (usize, usize)) -> Result<[Dim1; 2]> {
+        windowed_2d(hw, khw, self.strides, self.dilations, self.padding)
+    }
+}
+
+pub fn register(reg: &mut Registry) {
+    reg.add(
+        OpBuilder::new("Conv2D", Simple(conv2d_op))
+            .input("input", "T")
+            .input("filter", "T")
+            .type_attr("T", FLOAT)
+            .ints_attr("strides", None)
+            .bool_attr("use_cudnn_on_gpu", true)
+            .enum_attr("padding", &["SAME", "VALID", "EXPLICIT"], None)
+            .ints_attr("explicit_paddings", Some(&[]))
+            .enum_attr("data_format", &["NHWC", "NCHW"], Some("NHWC"))
+            .ints_attr("dilations", Some(&[1, 1, 1, 1])),
+    );
+}
+
+fn conv2d_op(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
+    let params = Conv2dParams::from_attrs(a, true, true)?;
+    Ok(vec![conv2d(&i[0], &i[1], &params, None)?])
+}
+
+/// Runs `body` into a fresh output of `dims`, through the fusion's epilogue if there is one.
+pub fn with_output(
+    dims: Vec<usize>,
+    fusion: Option<&Fusion>,
+    body: impl FnOnce(&mut [f32], Epilogue<'_>) -> Result<()>,
+) -> Result<Tensor> {
+    match fusion {
+        Some(f) => run_fused(f, dims, body),
+        None => {
+            let shape = Shape::new(dims)?;
+            let mut out = try_alloc::<f32>(shape.num_elements())?;
+            body(&mut out, &mut |_, _, _| {})?;
+            Tensor::from_vec(shape, out)
+        }
+    }
+}
+
+/// NHWC Conv2D of `x` by the HWIO `filter`, optionally fused.
+pub fn conv2d(
+    x: &Tensor,
+    filter: &Tensor,
+    p: &Conv2dParams,
+    fusion: Option<&Fusion>,
+) -> Result<Tensor> {
+    let [n, h, w, ci] = dims4("Conv2D", "input", x.dims())?;
+    let [kh, kw, fci, co] = dims4("Conv2D", "filter", filter.dims())?;
+    if fci == 0 {
+        return Err(invalid_argument(format!(
+            "Conv2D: filter depth must be strictly positive, got filter shape {}",
+            filter.shape()
+        )));
+    }
+    if ci % fci != 0 {
+        return Err(invalid_argument(format!(
+            "Conv2D: input depth must be evenly divisible by filter depth: {ci} vs {fci}"
+        )));
+    }
+    if ci != fci {
+        return Err(unimplemented(format!(
+            "Conv2D: grouped convolutions are not supported (input depth {ci}, filter depth {fci})"
+        )));
+    }
+    let [dy, dx] = p.window((h, w), (kh, kw))?;
+    let (xs, fs) = (x.f32s()?, filter.f32s()?);
+    let dims = vec![n, dy.output, dx.output, co];
+    let m = n * dy.output * dx.output;
+    let k = kh
+        .checked_mul(kw)
+        .and_then(|v| v.checked_mul(ci))
+        .ok_or_else(|| invalid_argument("Conv2D: filter too large"))?;
+    with_output(dims, fusion, |out, epi| {
+        let b = MatRef::new(fs, k, co, false)?;
+        let pointwise = kh == 1
+            && kw == 1
+            && p.strides == (1, 1)
+            && (dy.output, dx.output) == (h, w)
+            && dy.pad_before == 0
+            && dx.pad_before == 0;
+        if pointwise {
+            return sgemm(MatRef::new(xs, m, ci, false)?, b, out, epi);
+        }
+        let rows_per_strip = (STRIP_FLOATS / k.max(1)).clamp(1, m.max(1));
+        let mut col = try_alloc::<f32>(rows_per_strip * k)?;
+        for r0 in (0..m).step_by(rows_per_strip) {
+            let rows = rows_per_strip.min(m - r0);
+            let patches = &mut col[..rows * k];
+            im2col(xs, (h, w, ci), (kh, kw), &dy, &dx, r0, patches);
+            let c = out
+                .get_mut(r0 * co..(r0 + rows) * co)
+                .ok_or_else(|| invalid_argument("Conv2D: output strip out of range"))?;
+            sgemm(
+                MatRef::new(patches, rows, k, false)?,
+                b,
+                c,
+                &mut |r, j, seg| epi(r0 + r, j, seg),
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// Fills `patches` (rows x kh*kw*ci) with the receptive fields of output rows `r0..`, zeros where
+/// the window hangs over the padding.
+fn im2col(
+    xs: &[f32],
+    (h, w, ci): (usize, usize, usize),
+    (kh, kw): (usize, usize),
+    dy: &Dim1,
+    dx: &Dim1,
+    r0: usize,
+    patches: &mut [f32],
+) {
+    let k = kh * kw * ci;
+    if k == 0 {
+        return;
+    }
+    let (oh, ow) = (dy.output, dx.output);
+    for (r, patch) in patches.chunks_exact_mut(k).enumerate() {
+        let row = r0 + r;
+        let (b, rem) = (row / (oh * ow), row % (oh * ow));
+        let (oy, ox) = (rem / ow, rem % ow);
+        for (ky, prow) in patch.chunks_exact_mut(kw * ci).enumerate() {
+            let iy = (oy * dy.stride + ky * dy.dilation).checked_sub(dy.pad_before);
+            for (kx, dst) in prow.chunks_exact_mut(ci).enumerate() {
+                let ix = (ox * dx.stride + kx * dx.dilation).checked_sub(dx.pad_before);
+                let src = match (iy, ix) {
+                    (Some(iy), Some(ix)) if iy < h && ix < w => {
+                        let s = ((b * h + iy) * w + ix) * ci;
+                        xs.get(s..s + ci)
+                    }
+                    _ => None,
+                };
+                match src {
+                    Some(s) => dst.copy_from_slice(s),
+                    None => dst.fill(0.0),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Direct NHWC convolution for checking im2col indexing.
+    #[allow(clippy::too_many_arguments)]
+    fn direct(
+        x: &[f32],
+        (n, h, w, ci): (usize, usize, usize, usize),
+        f: &[f32],
+        (kh, kw, co): (usize, usize, usize),
+        dy: &Dim1,
+        dx: &Dim1,
+    ) -> Vec<f32> {
+        let (oh, ow) = (dy.output, dx.output);
+        let mut out = vec![0f32; n * oh * ow * co];
+        for b in 0..n {
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    for o in 0..co {
+                        let mut s = 0f32;
+                        for ky in 0..kh {
+                            for kx in 0..kw {
+                                let iy = (oy * dy.stride + ky * dy.dilation) as isize
+                                    - dy.pad_before as isize;
+                                let ix = (ox * dx.stride + kx * dx.dilation) as isize
+                                    - dx.pad_before as isize;
+                                if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize {
+                                    continue;
+                                }
+                                for c in 0..ci {
+                                    s += x[((b * h + iy as usize) * w + ix as usize) * ci + c]
+                                        * f[((ky * kw + kx) * ci + c) * co + o];
+                                }
+                            }
+                        }
+                        out[((b * oh + oy) * ow + ox) * co + o] = s;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn im2col_gemm_matches_direct() {
+        let cases = [
+            (Padding::Same, (2, 2), (1, 1)),
+            (Padding::Valid, (1, 1), (2, 2)),
+            (Padding::Explicit([(1, 2), (0, 3)]), (2, 1), (1, 2)),
+            (Padding::Same, (1, 1), (1, 1)),
+        ];
+        let (n, h, w, ci, kh, kw, co) = (2, 7, 6, 3, 3, 2, 5);
+        let x: Vec<f32> = (0..n * h * w * ci).map(|i| (i % 13) as f32 - 6.0).collect();
+        let f: Vec<f32> = (0..kh * kw * ci * co)
+            .map(|i| (i % 7) as f32 * 0.5 - 1.0)
+            .collect();
+        for (padding, strides, dilations) in cases {
+            let p = Conv2dParams {
+                strides,
+                dilations,
+                padding,
+            };
+            let xt = Tensor::from_slice(&[n, h, w, ci], &x).unwrap();
+            let ft = Tensor::from_slice(&[kh, kw, ci, co], &f).unwrap();
+            let got = conv2d(&xt, &ft, &p, None).unwrap();
+            let [dy, dx] = p.window((h, w), (kh, kw)).unwrap();
+            let want = direct(&x, (n, h, w, ci), &f, (kh, kw, co), &dy, &dx);
+            assert_eq!(got.dims(), &[n, dy.output, dx.output, co]);
+            for (a, b) in got.f32s().unwrap().iter().zip(&want) {
+                assert!((a - b).abs() < 1e-3, "{padding:?}: {a} vs {b}");
+            }
+        }
+    }
+}

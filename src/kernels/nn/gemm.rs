@@ -1,0 +1,469 @@
+//! Single-threaded cache-blocked SGEMM: C = op(A) * op(B), then an optional per-row epilogue.
+//!
+//! BLIS-style loop nest: NC-wide column blocks of B and KC-deep slices are packed into NR-column
+//! panels, MC-tall row blocks of A into MR-row panels, and an MR x NR register-blocked micro-kernel
+//! walks the panels. Transposes are strides, resolved while packing, never materialized. The
+//! epilogue runs on each row segment of a finished MC x NC tile, while it is still in cache.
+
+use crate::status::{internal, invalid_argument, Result};
+use crate::tensor::try_alloc;
+
+/// Micro-tile rows.
+pub const MR: usize = 4;
+/// Micro-tile columns (two f32x4 vectors).
+pub const NR: usize = 8;
+/// Depth of one packed slice: MR*KC + NR*KC floats stay in L1.
+const KC: usize = 256;
+/// Rows of A per packed block (a multiple of MR).
+const MC: usize = 64;
+/// Columns of B per packed block (a multiple of NR).
+const NC: usize = 512;
+
+/// A strided read-only matrix view: element (i, j) is `data[i * rs + j * cs]`.
+#[derive(Clone, Copy, Debug)]
+pub struct MatRef<'a> {
+    data: &'a [f32],
+    rows: usize,
+    cols: usize,
+    rs: usize,
+    cs: usize,
+}
+
+impl<'a> MatRef<'a> {
+    /// `op(X)` of shape `rows x cols` where X is stored row-major: as is (`rows x cols`) or, when
+    /// `transposed`, stored as `cols x rows`.
+    pub fn new(data: &'a [f32], rows: usize, cols: usize, transposed: bool) -> Result<Self> {
+        if transposed {
+            Self::strided(data, rows, cols, 1, rows)
+        } else {
+            Self::strided(data, rows, cols, cols, 1)
+        }
+    }
+
+    /// A general strided view; fails unless every element lies inside `data`.
+    pub fn strided(
+        data: &'a [f32],
+        rows: usize,
+        cols: usize,
+        rs: usize,
+        cs: usize,
+    ) -> Result<Self> {
+        if rows > 0 && cols > 0 {
+            let last = (rows - 1)
+                .checked_mul(rs)
+                .and_then(|x| (cols - 1).checked_mul(cs).and_then(|y| x.checked_add(y)));
+            if last.is_none_or(|l| l >= data.len()) {
+                return Err(invalid_argument(format!(
+                    "matrix view {rows}x{cols} (strides {rs},{cs}) exceeds {} elements",
+                    data.len()
+                )));
+            }
+        }
+        Ok(MatRef {
+            data,
+            rows,
+            cols,
+            rs,
+            cs,
+        })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    #[inline(always)]
+    fn at(&self, i: usize, j: usize) -> f32 {
+        self.data
+            .get(i * self.rs + j * self.cs)
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// Row `i` as a slice when rows are contiguous.
+    fn row(&self, i: usize) -> Option<&'a [f32]> {
+        if self.cs != 1 {
+            return None;
+        }
+        self.data.get(i * self.rs..i * self.rs + self.cols)
+    }
+
+    /// Column `j` as a slice when columns are contiguous.
+    fn col(&self, j: usize) -> Option<&'a [f32]> {
+        if self.rs != 1 {
+            return None;
+        }
+        self.data.get(j * self.cs..j * self.cs + self.rows)
+    }
+}
+
+/// Called with (row, first column, row segment of C) once the segment holds its final sum.
+pub type Epilogue<'e> = &'e mut dyn FnMut(usize, usize, &mut [f32]);
+
+/// C (row-major `a.rows() x b.cols()`, overwritten) = A * B, then `epilogue` on every row segment.
+pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>) -> Result<()> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    if b.rows != k {
+        return Err(invalid_argument(format!(
+            "gemm inner dimensions differ: {m}x{k} * {}x{n}",
+            b.rows
+        )));
+    }
+    if m.checked_mul(n) != Some(c.len()) {
+        return Err(invalid_argument(format!(
+            "gemm output has {} elements, {m}x{n} expected",
+            c.len()
+        )));
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k == 0 {
+        for (i, row) in c.chunks_exact_mut(n).enumerate() {
+            row.fill(0.0);
+            epilogue(i, 0, row);
+        }
+        return Ok(());
+    }
+    if m < MR && (b.cs == 1 || b.rs == 1) {
+        return skinny(a, b, c, epilogue);
+    }
+    let kc_max = KC.min(k);
+    let nc_max = NC.min(n).div_ceil(NR) * NR;
+    let mc_max = MC.min(m).div_ceil(MR) * MR;
+    let mut pa = try_alloc::<f32>(mc_max * kc_max)?;
+    let mut pb = try_alloc::<f32>(kc_max * nc_max)?;
+    let bad = || internal("gemm packing out of range");
+    for jc in (0..n).step_by(NC) {
+        let nc = NC.min(n - jc);
+        for pc in (0..k).step_by(KC) {
+            let kc = KC.min(k - pc);
+            let first = pc == 0;
+            let last = pc + kc == k;
+            pack_b(&b, pc, kc, jc, nc, &mut pb);
+            for ic in (0..m).step_by(MC) {
+                let mc = MC.min(m - ic);
+                pack_a(&a, ic, mc, pc, kc, &mut pa);
+                for jr in (0..nc).step_by(NR) {
+                    let nr = NR.min(nc - jr);
+                    let off = (jr / NR) * kc * NR;
+                    let pbp = pb.get(off..off + kc * NR).ok_or_else(bad)?;
+                    for ir in (0..mc).step_by(MR) {
+                        let mr = MR.min(mc - ir);
+                        let off = (ir / MR) * kc * MR;
+                        let pap = pa.get(off..off + kc * MR).ok_or_else(bad)?;
+                        let acc = micro_kernel(pap, pbp);
+                        store(c, n, ic + ir, jc + jr, mr, nr, &acc, first);
+                    }
+                }
+                if last {
+                    for i in ic..ic + mc {
+                        let seg = c.get_mut(i * n + jc..i * n + jc + nc).ok_or_else(bad)?;
+                        epilogue(i, jc, seg);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fewer rows than a micro-tile (a dense layer on one example): packing B would cost as much as
+/// the product, so stream B directly: row axpys when B's rows are contiguous, dot products when
+/// its columns are.
+fn skinny(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>) -> Result<()> {
+    let (k, n) = (a.cols, b.cols);
+    for (i, out) in c.chunks_exact_mut(n).enumerate() {
+        if b.cs == 1 {
+            out.fill(0.0);
+            for p in 0..k {
+                let s = a.at(i, p);
+                let row = b
+                    .row(p)
+                    .ok_or_else(|| internal("gemm row view out of range"))?;
+                for (o, &x) in out.iter_mut().zip(row) {
+                    *o += s * x;
+                }
+            }
+        } else {
+            let arow: Vec<f32> = match a.row(i) {
+                Some(r) => r.to_vec(),
+                None => (0..k).map(|p| a.at(i, p)).collect(),
+            };
+            for (j, o) in out.iter_mut().enumerate() {
+                let col = b
+                    .col(j)
+                    .ok_or_else(|| internal("gemm column view out of range"))?;
+                *o = dot(&arow, col);
+            }
+        }
+        epilogue(i, 0, out);
+    }
+    Ok(())
+}
+
+/// Dot product with 8 independent partial sums so it vectorizes.
+fn dot(x: &[f32], y: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let xc = x.chunks_exact(8);
+    let yc = y.chunks_exact(8);
+    let (xr, yr) = (xc.remainder(), yc.remainder());
+    for (p, q) in xc.zip(yc) {
+        for l in 0..8 {
+            acc[l] += p[l] * q[l];
+        }
+    }
+    let mut s: f32 = acc.iter().sum();
+    for (p, q) in xr.iter().zip(yr) {
+        s += p * q;
+    }
+    s
+}
+
+/// Packs rows `i0..i0+mc`, depth `p0..p0+kc` of A into MR-row panels (zero-filled past `mc`):
+/// panel-major, then depth, then the MR rows.
+fn pack_a(a: &MatRef<'_>, i0: usize, mc: usize, p0: usize, kc: usize, out: &mut [f32]) {
+    for (panel, chunk) in out
+        .chunks_exact_mut(kc * MR)
+        .take(mc.div_ceil(MR))
+        .enumerate()
+    {
+        let ib = i0 + panel * MR;
+        let rows = MR.min(i0 + mc - ib);
+        if a.rs == 1 && rows == MR {
+            // Columns of A are contiguous (a transposed operand): MR rows at depth p are adjacent.
+            for (p, dst) in chunk.chunks_exact_mut(MR).enumerate() {
+                let s = (p0 + p) * a.cs + ib;
+                match a.data.get(s..s + MR) {
+                    Some(src) => dst.copy_from_slice(src),
+                    None => dst.fill(0.0),
+                }
+            }
+            continue;
+        }
+        for r in 0..MR {
+            match (r < rows).then(|| a.row(ib + r)).flatten() {
+                Some(row) => {
+                    for (dst, &v) in chunk
+                        .iter_mut()
+                        .skip(r)
+                        .step_by(MR)
+                        .zip(row.iter().skip(p0).take(kc))
+                    {
+                        *dst = v;
+                    }
+                }
+                None => {
+                    for (p, dst) in chunk.iter_mut().skip(r).step_by(MR).enumerate() {
+                        *dst = if r < rows { a.at(ib + r, p0 + p) } else { 0.0 };
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Packs depth `p0..p0+kc`, columns `j0..j0+nc` of B into NR-column panels (zero-filled past
+/// `nc`): panel-major, then depth, then the NR columns.
+fn pack_b(b: &MatRef<'_>, p0: usize, kc: usize, j0: usize, nc: usize, out: &mut [f32]) {
+    for (panel, chunk) in out
+        .chunks_exact_mut(kc * NR)
+        .take(nc.div_ceil(NR))
+        .enumerate()
+    {
+        let jb = j0 + panel * NR;
+        let cols = NR.min(j0 + nc - jb);
+        for (p, dst) in chunk.chunks_exact_mut(NR).enumerate() {
+            let row = p0 + p;
+            if b.cs == 1 && cols == NR {
+                let s = row * b.rs + jb;
+                if let Some(src) = b.data.get(s..s + NR) {
+                    dst.copy_from_slice(src);
+                    continue;
+                }
+            }
+            for (c, d) in dst.iter_mut().enumerate() {
+                *d = if c < cols { b.at(row, jb + c) } else { 0.0 };
+            }
+        }
+    }
+}
+
+/// Writes (or, after the first depth slice, adds) the valid `mr x nr` corner of a micro-tile.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn store(
+    c: &mut [f32],
+    ldc: usize,
+    i: usize,
+    j: usize,
+    mr: usize,
+    nr: usize,
+    acc: &[[f32; NR]; MR],
+    first: bool,
+) {
+    for (r, accr) in acc.iter().enumerate().take(mr) {
+        let s = (i + r) * ldc + j;
+        if let Some(dst) = c.get_mut(s..s + nr) {
+            if first {
+                dst.copy_from_slice(&accr[..nr]);
+            } else {
+                for (d, &v) in dst.iter_mut().zip(accr) {
+                    *d += v;
+                }
+            }
+        }
+    }
+}
+
+/// The MR x NR micro-kernel over one packed A panel and one packed B panel.
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline(always)]
+fn micro_kernel(pa: &[f32], pb: &[f32]) -> [[f32; NR]; MR] {
+    // Fixed-size arrays and loops: LLVM keeps `acc` in registers and vectorizes the NR loop.
+    let mut acc = [[0f32; NR]; MR];
+    for (a, b) in pa.chunks_exact(MR).zip(pb.chunks_exact(NR)) {
+        let (Ok(a), Ok(b)) = (<&[f32; MR]>::try_from(a), <&[f32; NR]>::try_from(b)) else {
+            continue;
+        };
+        for r in 0..MR {
+            for c in 0..NR {
+                acc[r][c] += a[r] * b[c];
+            }
+        }
+    }
+    acc
+}
+
+/// The micro-kernel in explicit SIMD128: eight f32x4 accumulators, splat(A) x two B vectors.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline(always)]
+fn micro_kernel(pa: &[f32], pb: &[f32]) -> [[f32; NR]; MR] {
+    use core::arch::wasm32::{f32x4, f32x4_add, f32x4_extract_lane, f32x4_mul, f32x4_splat};
+    let zero = f32x4_splat(0.0);
+    let mut acc = [[zero; 2]; MR];
+    for (a, b) in pa.chunks_exact(MR).zip(pb.chunks_exact(NR)) {
+        let (Ok(a), Ok(b)) = (<&[f32; MR]>::try_from(a), <&[f32; NR]>::try_from(b)) else {
+            continue;
+        };
+        // Adjacent scalar reads of a fixed array; LLVM merges them into one v128.load each.
+        let b0 = f32x4(b[0], b[1], b[2], b[3]);
+        let b1 = f32x4(b[4], b[5], b[6], b[7]);
+        for r in 0..MR {
+            let ar = f32x4_splat(a[r]);
+            acc[r][0] = f32x4_add(acc[r][0], f32x4_mul(ar, b0));
+            acc[r][1] = f32x4_add(acc[r][1], f32x4_mul(ar, b1));
+        }
+    }
+    let mut out = [[0f32; NR]; MR];
+    for (o, v) in out.iter_mut().zip(&acc) {
+        for h in 0..2 {
+            o[h * 4] = f32x4_extract_lane::<0>(v[h]);
+            o[h * 4 + 1] = f32x4_extract_lane::<1>(v[h]);
+            o[h * 4 + 2] = f32x4_extract_lane::<2>(v[h]);
+            o[h * 4 + 3] = f32x4_extract_lane::<3>(v[h]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: &[f32], b: &[f32], m: usize, k: usize, n: usize, ta: bool, tb: bool) -> Vec<f32> {
+        let mut c = vec![0f32; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                let mut s = 0f64;
+                for p in 0..k {
+                    let x = if ta { a[p * m + i] } else { a[i * k + p] };
+                    let y = if tb { b[j * k + p] } else { b[p * n + j] };
+                    s += x as f64 * y as f64;
+                }
+                c[i * n + j] = s as f32;
+            }
+        }
+        c
+    }
+
+    fn fill(n: usize, seed: u32) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(2654435761).wrapping_add(1);
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                (s % 2001) as f32 / 1000.0 - 1.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matches_naive_on_odd_sizes_all_transposes() {
+        check_against_naive();
+    }
+
+    /// The same check on wasm, where the explicit SIMD128 micro-kernel is the one compiled
+    /// (`cargo test --target wasm32-unknown-unknown --lib gemm`).
+    #[cfg(target_arch = "wasm32")]
+    #[wasm_bindgen_test::wasm_bindgen_test]
+    fn wasm_simd_matches_naive() {
+        check_against_naive();
+    }
+
+    fn check_against_naive() {
+        for &(m, k, n) in &[
+            (1, 1, 1),
+            (3, 5, 7),
+            (17, 33, 9),
+            (65, 70, 130),
+            (5, 300, 600),
+            (2, 9, 11),
+        ] {
+            for ta in [false, true] {
+                for tb in [false, true] {
+                    let a = fill(m * k, (m * 31 + k) as u32);
+                    let b = fill(k * n, (n * 17 + k) as u32);
+                    let want = naive(&a, &b, m, k, n, ta, tb);
+                    let mut got = vec![f32::NAN; m * n];
+                    let mut rows_seen = vec![0usize; m];
+                    let mut epi = |i: usize, _j: usize, seg: &mut [f32]| {
+                        rows_seen[i] += seg.len();
+                    };
+                    sgemm(
+                        MatRef::new(&a, m, k, ta).unwrap(),
+                        MatRef::new(&b, k, n, tb).unwrap(),
+                        &mut got,
+                        &mut epi,
+                    )
+                    .unwrap();
+                    assert!(rows_seen.iter().all(|&r| r == n), "epilogue coverage");
+                    for (x, y) in got.iter().zip(&want) {
+                        assert!(
+                            (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
+                            "{m}x{k}x{n} ta={ta} tb={tb}: {x} vs {y}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_bad_views() {
+        assert!(MatRef::new(&[0.0; 5], 2, 3, false).is_err());
+        let a = MatRef::new(&[1.0; 6], 2, 3, false).unwrap();
+        let b = MatRef::new(&[1.0; 6], 2, 3, false).unwrap();
+        assert!(sgemm(a, b, &mut [0.0; 9], &mut |_, _, _| {}).is_err());
+        let mut z = [5.0f32; 4];
+        let a = MatRef::new(&[], 2, 0, false).unwrap();
+        let b = MatRef::new(&[], 0, 2, false).unwrap();
+        sgemm(a, b, &mut z, &mut |_, _, _| {}).unwrap();
+        assert_eq!(z, [0.0; 4]);
+    }
+}

@@ -1,0 +1,26 @@
+//! Neural-network kernels: GEMM-backed contractions (MatMul, Conv2D), depthwise convolution,
+//! pooling, batch norm and bias, bilinear resize, activations, and the converter's fused forms.
+
+pub mod activation;
+pub mod batchnorm;
+pub mod conv;
+pub mod depthwise;
+pub mod fused;
+pub mod gemm;
+pub mod matmul;
+pub mod pool;
+pub mod resize;
+pub mod window;
+
+use crate::ops::Registry;
+
+pub fn register(reg: &mut Registry) {
+    activation::register(reg);
+    batchnorm::register(reg);
+    conv::register(reg);
+    depthwise::register(reg);
+    fused::register(reg);
+    matmul::register(reg);
+    pool::register(reg);
+    resize::register(reg);
+}

@@ -1,0 +1,185 @@
+//! MaxPool and AvgPool over NHWC windows. Padded cells never contribute: MaxPool ignores them and
+//! AvgPool divides by the number of real cells in each window, as TF's CPU kernels do.
+
+use super::window::{dims4, padding_attr, require_nhwc, windowed_2d, Dim1};
+use crate::kernels::{KernelContext, KernelFactory::Simple};
+use crate::ops::def::FLOAT;
+use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::status::{invalid_argument, unimplemented, Result};
+use crate::tensor::{try_alloc, DType, Shape, Tensor};
+
+pub fn register(reg: &mut Registry) {
+    reg.add(
+        OpBuilder::new("MaxPool", Simple(max_pool))
+            .input("input", "T")
+            .type_attr_default("T", FLOAT, DType::Float32)
+            .ints_attr("ksize", None)
+            .ints_attr("strides", None)
+            .enum_attr("padding", &["SAME", "VALID", "EXPLICIT"], None)
+            .ints_attr("explicit_paddings", Some(&[]))
+            .enum_attr(
+                "data_format",
+                &["NHWC", "NCHW", "NCHW_VECT_C"],
+                Some("NHWC"),
+            ),
+    );
+    reg.add(
+        OpBuilder::new("AvgPool", Simple(avg_pool))
+            .input("value", "T")
+            .ints_attr("ksize", None)
+            .ints_attr("strides", None)
+            .enum_attr("padding", &["SAME", "VALID"], None)
+            .enum_attr("data_format", &["NHWC", "NCHW"], Some("NHWC"))
+            .type_attr("T", FLOAT),
+    );
+}
+
+/// A pool's window attrs checked as TF's PoolParameters does, resolved against the input.
+fn geometry(a: &NodeAttrs, x: &Tensor, has_explicit: bool) -> Result<([usize; 4], [Dim1; 2])> {
+    require_nhwc(a)?;
+    let op = a.op();
+    let (ksize, strides) = (a.ints("ksize")?, a.ints("strides")?);
+    for (name, v) in [("ksize", ksize), ("strides", strides)] {
+        if v.len() != 4 {
+            return Err(invalid_argument(format!(
+                "{op}: Sliding window {name} field must specify 4 dimensions, got {}",
+                v.len()
+            )));
+        }
+        if let Some(d) = v.iter().position(|&e| e <= 0) {
+            return Err(invalid_argument(format!(
+                "{op}: Sliding window {name} for dimension {d} was {}",
+                v[d]
+            )));
+        }
+    }
+    if ksize[0] != 1 || strides[0] != 1 {
+        return Err(unimplemented(format!(
+            "{op}: Pooling is not yet supported on the batch dimension."
+        )));
+    }
+    if ksize[3] != 1 || strides[3] != 1 {
+        return Err(unimplemented(format!(
+            "{op}: pooling over the depth dimension is not supported"
+        )));
+    }
+    let dims = dims4(op, "input", x.dims())?;
+    let u = |v: i64| usize::try_from(v).map_err(|_| invalid_argument(format!("{op}: too large")));
+    let win = windowed_2d(
+        (dims[1], dims[2]),
+        (u(ksize[1])?, u(ksize[2])?),
+        (u(strides[1])?, u(strides[2])?),
+        (1, 1),
+        padding_attr(a, has_explicit)?,
+    )?;
+    Ok((dims, win))
+}
+
+/// Input rows `lo..hi` of a window (clipped to the input) along one dim for output `o`.
+#[inline]
+fn span(d: &Dim1, o: usize) -> (usize, usize) {
+    let start = o * d.stride;
+    let lo = start.saturating_sub(d.pad_before);
+    let hi = (start + d.window).saturating_sub(d.pad_before).min(d.input);
+    (lo, hi.max(lo))
+}
+
+/// Runs `reduce(acc_row, input_row)` over every valid cell of each window, then `finish(out_row,
+/// cell_count)`.
+fn pool(
+    x: &Tensor,
+    [n, h, w, c]: [usize; 4],
+    [dy, dx]: [Dim1; 2],
+    init: f32,
+    reduce: impl Fn(&mut [f32], &[f32]),
+    finish: impl Fn(&mut [f32], usize),
+) -> Result<Tensor> {
+    let xs = x.f32s()?;
+    let (oh, ow) = (dy.output, dx.output);
+    let shape = Shape::new(vec![n, oh, ow, c])?;
+    let mut out = try_alloc::<f32>(shape.num_elements())?;
+    if c > 0 {
+        for (row, px) in out.chunks_exact_mut(c).enumerate() {
+            let (b, rem) = (row / (oh * ow), row % (oh * ow));
+            let (oy, ox) = (rem / ow, rem % ow);
+            let (y0, y1) = span(&dy, oy);
+            let (x0, x1) = span(&dx, ox);
+            px.fill(init);
+            for iy in y0..y1 {
+                for ix in x0..x1 {
+                    let s = ((b * h + iy) * w + ix) * c;
+                    let src = xs
+                        .get(s..s + c)
+                        .ok_or_else(|| invalid_argument("pool index out of range"))?;
+                    reduce(px, src);
+                }
+            }
+            finish(px, (y1 - y0) * (x1 - x0));
+        }
+    }
+    Tensor::from_vec(shape, out)
+}
+
+fn max_pool(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
+    let (dims, win) = geometry(a, &i[0], true)?;
+    let t = pool(
+        &i[0],
+        dims,
+        win,
+        f32::NEG_INFINITY,
+        |acc, src| {
+            for (m, &v) in acc.iter_mut().zip(src) {
+                if v > *m {
+                    *m = v;
+                }
+            }
+        },
+        |_, _| {},
+    )?;
+    Ok(vec![t])
+}
+
+fn avg_pool(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
+    let (dims, win) = geometry(a, &i[0], false)?;
+    let t = pool(
+        &i[0],
+        dims,
+        win,
+        0.0,
+        |acc, src| {
+            for (s, &v) in acc.iter_mut().zip(src) {
+                *s += v;
+            }
+        },
+        |acc, count| {
+            if count > 0 {
+                let inv = count as f32;
+                acc.iter_mut().for_each(|s| *s /= inv);
+            }
+        },
+    )?;
+    Ok(vec![t])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::nn::window::{windowed_output, Padding};
+
+    #[test]
+    fn avg_same_counts_real_cells() {
+        // 1x3x3x1, 2x2 window, stride 2, SAME: out 2x2, pad 0 before / 1 after.
+        let x = Tensor::from_slice(&[1, 3, 3, 1], &[1f32, 2., 3., 4., 5., 6., 7., 8., 9.]).unwrap();
+        let dy = windowed_output(3, 2, 2, 1, Padding::Same, (0, 0)).unwrap();
+        let t = pool(
+            &x,
+            [1, 3, 3, 1],
+            [dy, dy],
+            0.0,
+            |a, s| a[0] += s[0],
+            |a, n| a[0] /= n as f32,
+        )
+        .unwrap();
+        assert_eq!(t.f32s().unwrap(), &[3.0, 4.5, 7.5, 9.0]);
+    }
+}

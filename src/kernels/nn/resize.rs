@@ -1,0 +1,159 @@
+//! ResizeBilinear with TF's CPU interpolation weights (legacy or half-pixel sampling, optional
+//! corner alignment); any numeric input, float32 output.
+
+use crate::kernels::{KernelContext, KernelFactory::Simple};
+use crate::ops::def::NUMERIC;
+use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::status::{invalid_argument, Result};
+use crate::tensor::{try_alloc, DType, Shape, Tensor};
+
+pub fn register(reg: &mut Registry) {
+    reg.add(
+        OpBuilder::new("ResizeBilinear", Simple(resize_bilinear))
+            .input("images", "T")
+            .fixed_input("size", DType::Int32)
+            .type_attr("T", NUMERIC)
+            .bool_attr("align_corners", false)
+            .bool_attr("half_pixel_centers", false),
+    );
+}
+
+/// Source position of one output coordinate: neighbours and the weight of the upper one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Lerp {
+    lower: usize,
+    upper: usize,
+    frac: f32,
+}
+
+/// TF's `CalculateResizeScale`.
+fn resize_scale(input: usize, output: usize, align_corners: bool) -> f32 {
+    if align_corners && output > 1 {
+        (input - 1) as f32 / (output - 1) as f32
+    } else {
+        input as f32 / output as f32
+    }
+}
+
+/// TF's `compute_interpolation_weights` with the half-pixel or legacy scaler.
+fn weights(input: usize, output: usize, scale: f32, half_pixel: bool) -> Vec<Lerp> {
+    let last = input.saturating_sub(1) as i64;
+    (0..output)
+        .map(|i| {
+            let src = if half_pixel {
+                (i as f32 + 0.5) * scale - 0.5
+            } else {
+                i as f32 * scale
+            };
+            let fl = src.floor();
+            Lerp {
+                lower: (fl as i64).clamp(0, last) as usize,
+                upper: (src.ceil() as i64).clamp(0, last) as usize,
+                frac: src - fl,
+            }
+        })
+        .collect()
+}
+
+fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
+    let (images, size) = (&i[0], &i[1]);
+    let (align, half) = (a.bool("align_corners")?, a.bool("half_pixel_centers")?);
+    if images.rank() != 4 {
+        return Err(invalid_argument(format!(
+            "input must be 4-dimensional, got shape {}",
+            images.shape()
+        )));
+    }
+    if size.rank() != 1 {
+        return Err(invalid_argument(format!(
+            "shape_t must be 1-dimensional, got shape {}",
+            size.shape()
+        )));
+    }
+    let sz = size.as_slice::<i32>()?;
+    if sz.len() != 2 {
+        return Err(invalid_argument(format!(
+            "shape_t must have two elements, got {}",
+            sz.len()
+        )));
+    }
+    if half && align {
+        return Err(invalid_argument(
+            "If half_pixel_centers is True, align_corners must be False.",
+        ));
+    }
+    let [n, h, w, c] = [
+        images.dims()[0],
+        images.dims()[1],
+        images.dims()[2],
+        images.dims()[3],
+    ];
+    if sz[0] <= 0 || sz[1] <= 0 {
+        return Err(invalid_argument(format!(
+            "output dimensions must be positive, got {sz:?}"
+        )));
+    }
+    if h == 0 || w == 0 {
+        return Err(invalid_argument(format!(
+            "input image must be of non-zero size, got shape {}",
+            images.shape()
+        )));
+    }
+    let (oh, ow) = (sz[0] as usize, sz[1] as usize);
+    let shape = Shape::new(vec![n, oh, ow, c])?;
+    let mut out = try_alloc::<f32>(shape.num_elements())?;
+    if out.is_empty() {
+        return Ok(vec![Tensor::from_vec(shape, out)?]);
+    }
+    // Input as f32 once: TF casts every sample to float before interpolating.
+    let xs: Vec<f32> = match images.dtype() {
+        DType::Float32 => images.f32s()?.to_vec(),
+        DType::Int32 => images
+            .as_slice::<i32>()?
+            .iter()
+            .map(|&v| v as f32)
+            .collect(),
+        _ => images
+            .as_slice::<i64>()?
+            .iter()
+            .map(|&v| v as f32)
+            .collect(),
+    };
+    let ys = weights(h, oh, resize_scale(h, oh, align), half);
+    let xw = weights(w, ow, resize_scale(w, ow, align), half);
+    if c > 0 {
+        let bad = || invalid_argument("ResizeBilinear index out of range");
+        for (row, px) in out.chunks_exact_mut(c).enumerate() {
+            let (b, rem) = (row / (oh * ow), row % (oh * ow));
+            let (y, x) = (&ys[rem / ow], &xw[rem % ow]);
+            let at = |iy: usize, ix: usize| {
+                let s = ((b * h + iy) * w + ix) * c;
+                xs.get(s..s + c).ok_or_else(bad)
+            };
+            let (tl, tr) = (at(y.lower, x.lower)?, at(y.lower, x.upper)?);
+            let (bl, br) = (at(y.upper, x.lower)?, at(y.upper, x.upper)?);
+            for (k, o) in px.iter_mut().enumerate() {
+                let top = tl[k] + (tr[k] - tl[k]) * x.frac;
+                let bottom = bl[k] + (br[k] - bl[k]) * x.frac;
+                *o = top + (bottom - top) * y.frac;
+            }
+        }
+    }
+    Ok(vec![Tensor::from_vec(shape, out)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_pixel_weights() {
+        // 2 -> 4 with half-pixel centers: sources -0.25, 0.25, 0.75, 1.25.
+        let w = weights(2, 4, resize_scale(2, 4, false), true);
+        assert_eq!((w[0].lower, w[0].upper, w[0].frac), (0, 0, 0.75));
+        assert_eq!((w[1].lower, w[1].upper, w[1].frac), (0, 1, 0.25));
+        assert_eq!((w[3].lower, w[3].upper), (1, 1));
+        let w = weights(3, 5, resize_scale(3, 5, true), false);
+        assert_eq!((w[4].lower, w[4].upper, w[4].frac), (2, 2, 0.0));
+    }
+}
