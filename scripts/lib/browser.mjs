@@ -91,6 +91,7 @@ export async function launchChromium() {
  */
 export async function runPage(context, url, { timeoutMs = 60000, prefix = '[page]' } = {}) {
   const page = await context.newPage();
+  page.on('pageerror', (e) => console.log(prefix, 'pageerror', e.message));
   page.on('console', (m) => console.log(prefix, m.text()));
   const errors = [];
   page.on('pageerror', (e) => errors.push(e));
