@@ -1,4 +1,13 @@
-//! The wasm-bindgen surface: the only module that knows about JS.
+//! The wasm-bindgen surface: the only module that knows about JS. The JS wrapper (`js/index.js`)
+//! turns these low-level exports (numeric tensor handles through a shared scratch buffer, op ids,
+//! structured errors) into the public API.
+
+mod attrs;
+mod context;
+mod errors;
+mod memory;
+mod model;
+mod tensor;
 
 use wasm_bindgen::prelude::*;
 
@@ -6,4 +15,10 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = initRuntime)]
 pub fn init_runtime() {
     console_error_panic_hook::set_once();
+}
+
+/// Heap high-water mark back to the current heap in use.
+#[wasm_bindgen(js_name = resetHeapPeak)]
+pub fn reset_heap_peak() {
+    crate::memory::reset_heap_peak();
 }

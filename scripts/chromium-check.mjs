@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Loads the built package (dist/) as plain ESM from a static server in headless Chromium, checks
+// the API end to end there (init without arguments, execute, tidy, EagerError, memory, loading a
+// model by URL) and times a tiny `add` + dispose from JS against the target (< 3 us: 0.2x of
+// tfjs-wasm's ~15 us). `--strict-bench` fails when the target is missed (off by default: timings
+// on a shared 2-core CI machine are noisy).
+
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium, runPage, serveStatic } from './lib/browser.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const strict = process.argv.includes('--strict-bench');
+const TARGET_US = 3;
+
+const page = `<!doctype html><meta charset="utf-8"><title>eager-wasm check</title>
+<script type="module">
+import { init, EagerContext, EagerError, registeredOps } from '/dist/index.js';
+const log = [];
+const check = (cond, msg) => { if (!cond) throw new Error('check failed: ' + msg); log.push('ok ' + msg); };
+try {
+  await init();
+  const ops = new Set(registeredOps());
+  const ctx = new EagerContext({ cache: { maxBytes: 64 * 2 ** 20 } });
+  const a = ctx.tensor(new Float32Array([1, 2, 3, 4]), [2, 2]);
+  const b = ctx.tensor([[1, 0], [0, 1]]);
+  if (ops.has('MatMul')) {
+    const [c] = ctx.execute('MatMul', [a, b], { transpose_b: true });
+    check(String(Array.from(c.dataSync())) === '1,2,3,4', 'MatMul');
+  }
+  const [s] = ctx.execute('AddV2', [a, b]);
+  check(String(Array.from(await s.data())) === '2,2,3,5', 'AddV2');
+  const base = ctx.memory().numTensors;
+  const y = ctx.tidy(() => ctx.execute('Neg', [ctx.execute('AddV2', [a, b])[0]])[0]);
+  check(ctx.memory().numTensors === base + 1, 'tidy keeps only the result');
+  y.dispose();
+  try { ctx.execute('Nope', [a]); check(false, 'unknown op throws'); }
+  catch (e) { check(e instanceof EagerError && e.code === 'NotFound', 'unknown op -> EagerError NotFound'); }
+  const m = ctx.memory();
+  check(m.wasmMemoryBytes > 0 && m.heapBytes > 0, 'memory() figures');
+
+  let model = null;
+  const need = ['_FusedMatMul', 'Identity'];
+  if (need.every((o) => ops.has(o))) {
+    let progress = 0;
+    const url = '/tests/fixtures/models/mlp/model.json';
+    const ref = await (await fetch('/tests/fixtures/models/mlp/reference.json')).json();
+    // Warm-up: the kernel cache fills on the first load and predict.
+    const warm = await ctx.loadGraphModel(url);
+    ctx.tidy(() => warm.predict(ctx.tensor(new Float32Array(ref.inputs.x.data), ref.inputs.x.shape)));
+    warm.dispose();
+    const heap0 = ctx.memory().heapBytes;
+    model = await ctx.loadGraphModel('/tests/fixtures/models/mlp/model.json', { onProgress: (f) => { progress = f; } });
+    check(progress === 1, 'onProgress reaches 1');
+    const x = ctx.tensor(new Float32Array(ref.inputs.x.data), ref.inputs.x.shape);
+    const out = model.predict(x);
+    const got = out.dataSync();
+    const want = ref.outputs.y.data;
+    let maxErr = 0;
+    for (let i = 0; i < want.length; i++) maxErr = Math.max(maxErr, Math.abs(got[i] - want[i]) / (1e-5 / 1e-4 + Math.abs(want[i])));
+    check(maxErr <= 1e-4, 'mlp predict matches reference');
+    x.dispose(); out.dispose(); model.dispose();
+    const heap1 = ctx.memory().heapBytes; log.push('heap delta after load/predict/dispose: ' + (heap1 - heap0)); check(heap1 === heap0, 'heap in use back to the byte after model dispose');
+  } else {
+    log.push('skip model by URL: ops not registered yet');
+  }
+
+  // Micro-benchmark: tiny add + dispose, the TF.js-style loop.
+  const x1 = ctx.tensor(new Float32Array([1, 2, 3, 4]), [4]);
+  const x2 = ctx.tensor(new Float32Array([5, 6, 7, 8]), [4]);
+  const add = ctx.ops.add;
+  for (let i = 0; i < 20000; i++) add(x1, x2).dispose();
+  const times = [];
+  for (let r = 0; r < 5; r++) {
+    const n = 50000;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) add(x1, x2).dispose();
+    times.push(((performance.now() - t0) * 1000) / n);
+  }
+  times.sort((p, q) => p - q);
+  const execOnly = (() => {
+    const n = 50000, t0 = performance.now();
+    for (let i = 0; i < n; i++) ctx.execute('AddV2', [x1, x2])[0].dispose();
+    return ((performance.now() - t0) * 1000) / n;
+  })();
+  ctx.dispose();
+  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent };
+} catch (e) {
+  window.__error = ((e && e.stack) || String(e)) + '\\n' + log.join('\\n');
+}
+</script>`;
+
+const server = await serveStatic(root, { '/check.html': page });
+const browser = await launchChromium();
+let failed = false;
+try {
+  const r = await runPage(browser.context, `${server.url}/check.html`, { prefix: '[chromium]' });
+  for (const l of r.log) console.log(l);
+  console.log(`browser: ${r.ua}`);
+  console.log(
+    `tiny add + dispose from JS: best ${r.addUs.toFixed(2)} us, median ${r.addUsMedian.toFixed(2)} us ` +
+      `(execute + dispose: ${r.execUs.toFixed(2)} us); target < ${TARGET_US} us`,
+  );
+  if (r.addUs >= TARGET_US) {
+    console.log(`${strict ? 'FAIL' : 'WARN'}: add is slower than the target`);
+    if (strict) failed = true;
+  }
+} catch (e) {
+  console.error(e.message);
+  failed = true;
+} finally {
+  await browser.close();
+  await server.close();
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,70 @@
+//! The memory report and cache statistics as plain JS objects, with the field names of the JS API.
+
+use crate::eager::{CacheStats, OpCacheStats};
+use crate::memory::MemoryReport;
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::JsValue;
+
+fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
+    // Setting a data property on a fresh plain object cannot fail.
+    let _ = Reflect::set(o, &JsValue::from_str(k), &v.into());
+}
+
+fn num(n: usize) -> JsValue {
+    JsValue::from_f64(n as f64)
+}
+
+fn num64(n: u64) -> JsValue {
+    JsValue::from_f64(n as f64)
+}
+
+pub fn memory_report(m: &MemoryReport) -> JsValue {
+    let o = Object::new();
+    set(&o, "heapBytes", num(m.heap_bytes));
+    set(&o, "heapPeakBytes", num(m.heap_peak_bytes));
+    set(&o, "wasmMemoryBytes", num(m.wasm_memory_bytes));
+    set(&o, "numTensors", num(m.num_tensors));
+    set(&o, "tensorBytes", num(m.tensor_bytes));
+    set(&o, "numResources", num(m.num_resources));
+    set(&o, "resourceBytes", num(m.resource_bytes));
+    set(&o, "cacheEntries", num(m.cache_entries));
+    set(&o, "cacheBytes", num(m.cache_bytes));
+    o.into()
+}
+
+fn op_stats(s: &OpCacheStats) -> JsValue {
+    let o = Object::new();
+    set(&o, "entries", num(s.entries));
+    set(&o, "bytes", num(s.bytes));
+    set(&o, "hits", num64(s.hits));
+    set(&o, "misses", num64(s.misses));
+    set(&o, "evictions", num64(s.evictions));
+    set(&o, "bypassed", num64(s.bypassed));
+    set(&o, "distinctKeys", num64(s.distinct_keys));
+    set(&o, "distinctExact", s.distinct_exact);
+    o.into()
+}
+
+pub fn cache_stats(s: &CacheStats) -> JsValue {
+    let o = Object::new();
+    set(&o, "entries", num(s.entries));
+    set(&o, "bytes", num(s.bytes));
+    set(&o, "hits", num64(s.hits));
+    set(&o, "misses", num64(s.misses));
+    set(&o, "evictions", num64(s.evictions));
+    set(&o, "bypassed", num64(s.bypassed));
+    let by_op = Object::new();
+    for (op, st) in &s.by_op {
+        set(&by_op, op, op_stats(st));
+    }
+    set(&o, "byOp", by_op);
+    let warnings = Array::new();
+    for w in &s.warnings {
+        let wo = Object::new();
+        set(&wo, "op", w.op.as_str());
+        set(&wo, "message", w.message.as_str());
+        warnings.push(&wo);
+    }
+    set(&o, "warnings", warnings);
+    o.into()
+}

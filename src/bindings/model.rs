@@ -1,0 +1,173 @@
+//! `WasmModel`: a loaded TF.js graph model, tied to the context that loaded it (which disposes it
+//! when it is itself disposed).
+
+use super::context::{emit, gather, CtxState};
+use super::errors::{disposed_model, js, JsResult};
+use super::tensor::dtype_code;
+use crate::model::weights::WeightSource;
+use crate::model::{GraphModel, TensorInfo};
+use crate::status::{invalid_argument, Result};
+use crate::tensor::Tensor;
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+pub(crate) type ModelCell = RefCell<GraphModel>;
+
+/// Shard paths of a `model.json`, in manifest order.
+#[wasm_bindgen(js_name = weightPaths)]
+pub fn weight_paths(model_json: &str) -> JsResult<Array> {
+    let paths = GraphModel::weight_paths(model_json).map_err(js)?;
+    Ok(paths.into_iter().map(JsValue::from).collect())
+}
+
+/// The weights stay in their JS ArrayBuffer; each weight is copied into wasm memory on its own
+/// (one memcpy), so loading never holds a second whole copy in the wasm heap.
+struct JsWeights<'a>(&'a Uint8Array);
+
+impl WeightSource for JsWeights<'_> {
+    fn byte_len(&self) -> usize {
+        self.0.length() as usize
+    }
+
+    fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
+        let end = offset
+            .checked_add(dst.len())
+            .filter(|&e| e <= self.byte_len())
+            .ok_or_else(|| invalid_argument("weight read out of range"))?;
+        self.0.subarray(offset as u32, end as u32).copy_to(dst);
+        Ok(())
+    }
+}
+
+pub(crate) fn load(
+    state: &Rc<CtxState>,
+    model_json: &str,
+    weights: &Uint8Array,
+    progress: &JsValue,
+) -> Result<WasmModel> {
+    let source = JsWeights(weights);
+    let callback = progress.dyn_ref::<js_sys::Function>();
+    let mut last_pct = u32::MAX;
+    let mut report = |done: usize, total: usize| {
+        let Some(f) = callback else { return };
+        let pct = if total == 0 {
+            100
+        } else {
+            (done as f64 / total as f64 * 100.0) as u32
+        };
+        if pct != last_pct {
+            last_pct = pct;
+            // A throwing callback must not abort the load.
+            let _ = f.call2(
+                &JsValue::NULL,
+                &JsValue::from_f64(done as f64),
+                &JsValue::from_f64(total as f64),
+            );
+        }
+    };
+    let model = state.with(|c| GraphModel::load(c, model_json, &source, &mut report))?;
+    let cell = Rc::new(RefCell::new(model));
+    state.add_model(&cell);
+    Ok(WasmModel {
+        state: state.clone(),
+        model: cell,
+    })
+}
+
+fn info_js(infos: &[TensorInfo]) -> Array {
+    infos
+        .iter()
+        .map(|i| {
+            let o = Object::new();
+            let _ = Reflect::set(&o, &"name".into(), &i.name.as_str().into());
+            let _ = Reflect::set(&o, &"tensorName".into(), &i.tensor_name.as_str().into());
+            let _ = Reflect::set(&o, &"dtype".into(), &i.dtype.name().into());
+            let _ = Reflect::set(&o, &"dtypeCode".into(), &dtype_code(i.dtype).into());
+            let shape: JsValue = match &i.shape {
+                None => JsValue::NULL,
+                Some(dims) => dims
+                    .iter()
+                    .map(|&d| JsValue::from_f64(d as f64))
+                    .collect::<Array>()
+                    .into(),
+            };
+            let _ = Reflect::set(&o, &"shape".into(), &shape);
+            JsValue::from(o)
+        })
+        .collect()
+}
+
+#[wasm_bindgen(js_name = WasmModel)]
+pub struct WasmModel {
+    state: Rc<CtxState>,
+    model: Rc<ModelCell>,
+}
+
+#[wasm_bindgen(js_class = WasmModel)]
+impl WasmModel {
+    /// `[{ name, tensorName, dtype, shape }]` (shape null for unknown rank, -1 for unknown dims).
+    pub fn inputs(&self) -> Array {
+        info_js(self.model.borrow().inputs())
+    }
+
+    pub fn outputs(&self) -> Array {
+        info_js(self.model.borrow().outputs())
+    }
+
+    #[wasm_bindgen(getter, js_name = isDisposed)]
+    pub fn is_disposed(&self) -> bool {
+        self.model.try_borrow().is_ok_and(|m| m.is_disposed())
+    }
+
+    /// Runs the model on the `names.length` tensor handles in io, fed by name (`x` or `x:0`);
+    /// writes the output handles (in `outputs()` order) to io and returns their count.
+    pub fn predict(&self, names: &Array) -> JsResult<u32> {
+        let id = self.state.id;
+        let run = || -> Result<Vec<Tensor>> {
+            let m = self.model.borrow();
+            if m.is_disposed() {
+                return Err(disposed_model());
+            }
+            let mut tensors = Vec::with_capacity(names.length() as usize);
+            gather(id, names.length(), &mut tensors)?;
+            let feeds = names
+                .iter()
+                .zip(tensors)
+                .map(|(n, t)| {
+                    n.as_string()
+                        .map(|n| (n, t))
+                        .ok_or_else(|| invalid_argument("predict feed names must be strings"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            self.state.with(|c| m.predict(c, feeds))
+        };
+        let outputs = run().map_err(js)?;
+        emit(id, outputs).map_err(js)
+    }
+
+    /// Releases every variable and tensor the model holds. Idempotent.
+    pub fn dispose(&self) -> JsResult<()> {
+        if self.model.borrow().is_disposed() {
+            return Ok(());
+        }
+        match self.state.with(|c| {
+            self.model.borrow_mut().dispose(c);
+            Ok(())
+        }) {
+            Ok(()) => {}
+            // Context already disposed: it disposed its models first; nothing left to release.
+            Err(_) if self.state_is_disposed() => {}
+            Err(e) => return Err(js(e)),
+        }
+        self.state.remove_model(&self.model);
+        Ok(())
+    }
+}
+
+impl WasmModel {
+    fn state_is_disposed(&self) -> bool {
+        self.state.with(|_| Ok(())).is_err() && self.model.borrow().is_disposed()
+    }
+}
