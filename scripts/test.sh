@@ -30,6 +30,7 @@ stage "native tests" cargo test
 stage "wasm tests (Node + headless Chromium, SIMD128)" cargo test --target wasm32-unknown-unknown
 stage "npm run build" npm run build
 stage "JS API tests (Node)" npm run test:js
+stage "JS API in headless Chromium" npm run test:chromium
 stage "npm package installs and runs (Node + Chromium)" npm run test:pack
 stage "demo page end-to-end (Chromium)" npm run test:e2e
 
