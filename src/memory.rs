@@ -90,11 +90,12 @@ pub fn reset_heap_peak() {
     PEAK_BYTES.with(|p| p.set(heap_bytes() as isize));
 }
 
-/// Reserved linear memory of this wasm instance (grows, never shrinks). Zero off wasm.
-pub fn wasm_memory_bytes() -> usize {
+/// Reserved linear memory of this wasm instance (grows, never shrinks). Zero off wasm. A u64:
+/// a full wasm32 memory is 4 GiB, one more than a 32-bit `usize` holds.
+pub fn wasm_memory_bytes() -> u64 {
     #[cfg(target_arch = "wasm32")]
     {
-        core::arch::wasm32::memory_size(0) * 65536
+        core::arch::wasm32::memory_size(0) as u64 * 65536
     }
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -108,7 +109,7 @@ pub fn wasm_memory_bytes() -> usize {
 pub struct MemoryReport {
     pub heap_bytes: usize,
     pub heap_peak_bytes: usize,
-    pub wasm_memory_bytes: usize,
+    pub wasm_memory_bytes: u64,
     pub num_tensors: usize,
     pub tensor_bytes: usize,
     pub num_resources: usize,

@@ -245,6 +245,62 @@ fn malformed_models_fail_cleanly_and_leak_nothing() {
             Code::ResourceExhausted,
         ),
         (
+            "cycle",
+            with(&|d| d["modelTopology"]["node"][7]["input"][0] = "Identity".into()),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
+            "attr of the wrong kind",
+            with(&|d| {
+                d["modelTopology"]["node"][7]["attr"]["transpose_a"] = serde_json::json!({"i": "1"})
+            }),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
+            "int64 string that does not parse",
+            with(&|d| {
+                d["modelTopology"]["node"][7]["attr"]["num_args"] = serde_json::json!({"i": "two"})
+            }),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
+            "base64 that does not decode",
+            with(&|d| {
+                d["modelTopology"]["node"][7]["attr"]["fused_ops"] =
+                    serde_json::json!({"list": {"s": ["@@@"]}})
+            }),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
+            "negative weight dim",
+            with(&|d| {
+                d["weightsManifest"][0]["weights"][0]["shape"] = serde_json::json!([-784, 128])
+            }),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
+            "quantization without min/scale",
+            with(&|d| {
+                d["weightsManifest"][0]["weights"][1]["quantization"] =
+                    serde_json::json!({"dtype": "uint16"})
+            }),
+            f.weights[..f.weights.len() - 128 * 2].to_vec(),
+            Code::InvalidArgument,
+        ),
+        (
+            "no weights manifest",
+            with(&|d| {
+                d.as_object_mut().unwrap().remove("weightsManifest");
+            }),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
             "unknown weight dtype",
             with(&|d| d["weightsManifest"][0]["weights"][0]["dtype"] = "complex64".into()),
             f.weights.clone(),

@@ -32,7 +32,7 @@ fn load_predict_dispose_returns_heap_exactly() {
         ctx.memory()
     };
     let first = cycle(&mut ctx);
-    assert!(first.wasm_memory_bytes >= first.heap_bytes && first.wasm_memory_bytes > 0);
+    assert!(first.wasm_memory_bytes >= first.heap_bytes as u64 && first.wasm_memory_bytes > 0);
     for _ in 0..20 {
         let m = cycle(&mut ctx);
         assert_eq!(m.heap_bytes, first.heap_bytes);
@@ -41,4 +41,50 @@ fn load_predict_dispose_returns_heap_exactly() {
             "no growth after warm-up"
         );
     }
+}
+
+/// When the wasm memory cannot grow any more, tensor allocation and model loading fail with
+/// ResourceExhausted (no abort), and the context works again once memory is released.
+#[wasm_bindgen_test]
+fn exhausted_wasm_memory_is_resource_exhausted() {
+    use eager_wasm::tensor::Shape;
+    use eager_wasm::{Code, DType, Tensor};
+    let mlp = common::MODEL_FIXTURES
+        .iter()
+        .find(|m| m.name == "mlp")
+        .unwrap();
+    let mut ctx = EagerContext::default();
+    let mut warm = GraphModel::load(&mut ctx, mlp.json, mlp.weights, &mut |_, _| {}).unwrap();
+    warm.dispose(&mut ctx);
+    let base = ctx.memory().heap_bytes;
+    // Fill the instance: big blocks first, then smaller ones, until even 64 KiB is refused.
+    let mut fillers = Vec::new();
+    for elements in [64 << 20, 4 << 20, 256 << 10, 16 << 10] {
+        loop {
+            match Tensor::zeros(DType::Float32, Shape::new(vec![elements]).unwrap()) {
+                Ok(t) => fillers.push(t),
+                Err(e) => {
+                    assert_eq!(e.code, Code::ResourceExhausted, "{e}");
+                    break;
+                }
+            }
+        }
+    }
+    assert!(
+        ctx.memory().wasm_memory_bytes > 3 << 30,
+        "memory grew to its limit"
+    );
+    // Leave room for the loader's bookkeeping, not for the mlp's 401 KB weight.
+    fillers.truncate(fillers.len() - 3);
+    let err = match GraphModel::load(&mut ctx, mlp.json, mlp.weights, &mut |_, _| {}) {
+        Ok(_) => panic!("load should not fit"),
+        Err(e) => e,
+    };
+    assert_eq!(err.code, Code::ResourceExhausted, "{err}");
+    assert_eq!(ctx.memory().num_resources, 0);
+    drop(err);
+    drop(fillers);
+    assert_eq!(ctx.memory().heap_bytes, base, "everything released");
+    let failures = common::check_all_models(&mut ctx);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -22,7 +22,7 @@ pub fn memory_report(m: &MemoryReport) -> JsValue {
     let o = Object::new();
     set(&o, "heapBytes", num(m.heap_bytes));
     set(&o, "heapPeakBytes", num(m.heap_peak_bytes));
-    set(&o, "wasmMemoryBytes", num(m.wasm_memory_bytes));
+    set(&o, "wasmMemoryBytes", num64(m.wasm_memory_bytes));
     set(&o, "numTensors", num(m.num_tensors));
     set(&o, "tensorBytes", num(m.tensor_bytes));
     set(&o, "numResources", num(m.num_resources));
