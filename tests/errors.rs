@@ -5,6 +5,8 @@
 use eager_wasm::{AttrValue, Code, DType, EagerContext, Tensor};
 
 type Attrs = Vec<(&'static str, AttrValue)>;
+/// (what, op, inputs, attrs, expected code, text the message must contain)
+type Case = (&'static str, &'static str, Vec<Tensor>, Attrs, Code, &'static str);
 
 fn f32s(dims: &[usize]) -> Tensor {
     let n = dims.iter().product();
@@ -25,7 +27,7 @@ fn bad_execute_calls_fail_cleanly() {
         assert_eq!(out[0].f32s().unwrap(), &[3., 3., 3., 3.]);
     };
     ok(&mut ctx); // warm the caches the checks below reuse
-    let cases: Vec<(&str, &str, Vec<Tensor>, Attrs, Code, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "unknown op",
             "MatMull",

@@ -1,0 +1,211 @@
+// One lane = one Web Worker = one wasm instance + one EagerContext, so the heap and wasm-memory
+// figures a lane reports are its own. The loop: loadGraphModel (from bytes held in memory, so a
+// load measures the runtime, not the network) -> predict once on a fixed random input -> dispose
+// -> record the figures. Figures go to the page in batches (at most ~20 a second).
+//
+// Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights }, rate, maxLoads, running }
+//               run | pause | rate { rate } | maxLoads { maxLoads } | cache { options }
+// Messages out: ready { inputs, outputs } | batch { samples, stats, ... } | error { message, code }
+
+// A sample is 7 numbers, in the order of SAMPLE_FIELDS in lanes.js.
+
+let api = null; // the eager-wasm module
+let ctx = null;
+let model = null; // { modelJson, weights }
+let inputs = null; // fixed input tensors, by signature name
+let running = false;
+let rate = Infinity; // loads per second
+let maxLoads = Infinity;
+let loads = 0;
+let pending = []; // flat samples not yet posted
+let lastFlush = 0;
+let predictError = null;
+let loopActive = false;
+let wake = null;
+const recent = []; // timestamps of recent loads, for loads/s
+let lastLoadMs = 0;
+
+// A macrotask yield that is not clamped like nested setTimeout(0): lets messages (pause, rate,
+// cache options) in between loads.
+const channel = new MessageChannel();
+const waiters = [];
+channel.port1.onmessage = () => waiters.shift()?.();
+const yieldTask = () =>
+  new Promise((ok) => {
+    waiters.push(ok);
+    channel.port2.postMessage(0);
+  });
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+function mulberry32(seed) {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Fixed random inputs matching the model's signature (unknown dims become 1). */
+function makeInputs(m) {
+  const rand = mulberry32(40171);
+  const out = {};
+  for (const info of m.inputs) {
+    const shape = (info.shape ?? [1]).map((d) => (d < 0 ? 1 : d));
+    const size = shape.reduce((a, b) => a * b, 1);
+    let values;
+    if (info.dtype === 'int32') values = Int32Array.from({ length: size }, () => Math.floor(rand() * 10));
+    else if (info.dtype === 'bool') values = Uint8Array.from({ length: size }, () => (rand() < 0.5 ? 1 : 0));
+    else if (info.dtype === 'int64') values = BigInt64Array.from({ length: size }, () => BigInt(Math.floor(rand() * 10)));
+    else values = Float32Array.from({ length: size }, () => rand());
+    out[info.name] = ctx.tensor(values, shape, info.dtype === 'resource' ? 'float32' : info.dtype);
+  }
+  return out;
+}
+
+function disposeOutputs(out) {
+  if (out === null || out === undefined) return;
+  if (typeof out.dispose === 'function') out.dispose();
+  else for (const t of Object.values(out)) t?.dispose?.();
+}
+
+function record() {
+  const m = ctx.memory();
+  pending.push(loads, m.cacheEntries, m.cacheBytes, m.heapBytes, m.wasmMemoryBytes, m.numTensors, m.numResources);
+}
+
+function flush(force = false) {
+  const now = performance.now();
+  if (!force && now - lastFlush < 50) return;
+  lastFlush = now;
+  while (recent.length > 0 && recent[0] < now - 2000) recent.shift();
+  const span = recent.length > 1 ? (recent[recent.length - 1] - recent[0]) / 1000 : 0;
+  const s = ctx.cacheStats();
+  const samples = new Float64Array(pending);
+  pending = [];
+  postMessage(
+    {
+      type: 'batch',
+      samples,
+      stats: {
+        hits: s.hits,
+        misses: s.misses,
+        evictions: s.evictions,
+        bypassed: s.bypassed,
+        warnings: s.warnings.map((w) => ({ op: w.op, message: w.message })),
+      },
+      loadsPerSec: span > 0 ? (recent.length - 1) / span : 0,
+      lastLoadMs,
+      predictError,
+      running: running && loads < maxLoads,
+    },
+    [samples.buffer],
+  );
+}
+
+async function oneLoad() {
+  const t0 = performance.now();
+  const m = await ctx.loadGraphModel(model);
+  try {
+    if (predictError === null) {
+      try {
+        disposeOutputs(m.predict(inputs));
+      } catch (e) {
+        // e.g. a kernel this build does not have yet: keep measuring loads, say so on the card.
+        predictError = `predict skipped: ${e.message}`;
+        if (e.code === 'Internal') throw e;
+      }
+    }
+  } finally {
+    m.dispose();
+  }
+  loads++;
+  const t1 = performance.now();
+  lastLoadMs = t1 - t0;
+  recent.push(t1);
+  record();
+}
+
+async function loop() {
+  if (loopActive) return;
+  loopActive = true;
+  let next = performance.now();
+  try {
+    while (running && loads < maxLoads) {
+      if (rate === Infinity) {
+        const t0 = performance.now();
+        do await oneLoad();
+        while (running && loads < maxLoads && performance.now() - t0 < 25);
+        flush();
+        await yieldTask();
+        next = performance.now();
+      } else {
+        await oneLoad();
+        flush();
+        next = Math.max(next + 1000 / rate, performance.now() - 1000 / rate);
+        const wait = next - performance.now();
+        if (wait > 0) await Promise.race([sleep(wait), new Promise((ok) => (wake = ok))]);
+        else await yieldTask();
+      }
+    }
+  } catch (e) {
+    running = false;
+    flush(true);
+    postMessage({ type: 'error', message: e?.message ?? String(e), code: e?.code ?? null });
+  } finally {
+    loopActive = false;
+    flush(true);
+  }
+}
+
+onmessage = async ({ data }) => {
+  try {
+    switch (data.type) {
+      case 'start': {
+        api = await import(data.pkgUrl);
+        await api.init();
+        ctx = new api.EagerContext(data.options);
+        model = data.model;
+        rate = data.rate;
+        maxLoads = data.maxLoads;
+        // One load outside the loop to learn the signature (its figures are not the story).
+        const probe = await ctx.loadGraphModel(model);
+        const info = { inputs: probe.inputs, outputs: probe.outputs };
+        probe.dispose();
+        ctx.resetCache();
+        inputs = makeInputs(info);
+        record(); // loads = 0
+        postMessage({ type: 'ready', ...info });
+        flush(true);
+        running = data.running;
+        loop();
+        break;
+      }
+      case 'run':
+        running = true;
+        loop();
+        break;
+      case 'pause':
+        running = false;
+        wake?.();
+        break;
+      case 'rate':
+        rate = data.rate;
+        wake?.();
+        break;
+      case 'maxLoads':
+        maxLoads = data.maxLoads;
+        if (running) loop();
+        break;
+      case 'cache':
+        ctx.setCacheOptions(data.options);
+        record();
+        flush(true);
+        break;
+    }
+  } catch (e) {
+    running = false;
+    postMessage({ type: 'error', message: e?.message ?? String(e), code: e?.code ?? null });
+  }
+};
