@@ -6,7 +6,14 @@ use eager_wasm::{AttrValue, Code, DType, EagerContext, Tensor};
 
 type Attrs = Vec<(&'static str, AttrValue)>;
 /// (what, op, inputs, attrs, expected code, text the message must contain)
-type Case = (&'static str, &'static str, Vec<Tensor>, Attrs, Code, &'static str);
+type Case = (
+    &'static str,
+    &'static str,
+    Vec<Tensor>,
+    Attrs,
+    Code,
+    &'static str,
+);
 
 fn f32s(dims: &[usize]) -> Tensor {
     let n = dims.iter().product();

@@ -1,0 +1,200 @@
+#!/usr/bin/env node
+// `npm run bench`: eager-wasm vs TF.js (wasm backend) vs onnxruntime-web, in one headless Chromium
+// session and in Node 20, on identical inputs; prints the tables, writes bench/results.json and
+// bench/RESULTS.md. See bench/README.md.
+//
+//   npm run bench                       # both environments, full run (a few minutes)
+//   npm run bench -- --quick            # smoke run: few samples
+//   npm run bench -- --env node         # or --env chromium
+//   npm run bench -- --only matmul,dispatch
+//   npm run bench -- --no-write         # don't touch results.json / RESULTS.md
+//   npm run bench -- --corrupt tfjs     # self-test: falsify one runtime's output, expect MISMATCH + exit 1
+
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { checkSummary, evaluateTargets, markdownReport, targetsText, textTable } from './report.mjs';
+import { startServer } from './server.mjs';
+import { RUNTIME_LABELS } from './suite.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const arg = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const quick = argv.includes('--quick');
+const envArg = arg('--env') ?? 'all';
+const only = arg('--only')?.split(',').filter(Boolean) ?? null;
+const corrupt = arg('--corrupt') ?? null; // self-test: eager | tfjs | ort gets a wrong output
+const envs = envArg === 'all' ? ['chromium', 'node'] : envArg.split(',');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+// ------------------------------------------------------------------ the built package
+function newestMtime(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+const distWasm = join(root, 'dist/eager_wasm_bg.wasm');
+if (!existsSync(join(root, 'dist/index.js')) || !existsSync(distWasm)) {
+  if (argv.includes('--no-build')) {
+    console.error('dist/ is missing: run `npm run build` first.');
+    process.exit(1);
+  }
+  console.log('dist/ is missing: running `npm run build` ...');
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+}
+if (existsSync(join(root, 'src')) && newestMtime(join(root, 'src')) > statSync(distWasm).mtimeMs) {
+  console.warn('WARNING: src/ is newer than dist/eager_wasm_bg.wasm: the numbers are of an older build (npm run build).');
+}
+
+// ------------------------------------------------------------------ sizes (same in every env)
+function wasmSize(p) {
+  if (!existsSync(p)) return null;
+  const b = readFileSync(p);
+  return { file: p.slice(root.length + 1), raw: b.length, gzip: gzipSync(b, { level: 9 }).length };
+}
+const sizes = {
+  eager: wasmSize(distWasm),
+  tfjs: wasmSize(join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')),
+  ort: wasmSize(join(root, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')),
+};
+
+// ------------------------------------------------------------------ environments
+async function runChromium() {
+  const { chromium } = await import('playwright-core');
+  const server = await startServer(root, { log: (m) => console.log(m) });
+  const userDataDir = mkdtempSync(join(os.tmpdir(), 'eager-bench-chromium-'));
+  const args = [
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+    // a benchmark tab must not be throttled
+    '--disable-background-timer-throttling',
+    '--disable-renderer-backgrounding',
+    '--disable-backgrounding-occluded-windows',
+  ];
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args });
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const wasmRequests = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.endsWith('.wasm')) wasmRequests.push(u.pathname.split('/').pop());
+    });
+    page.on('console', (m) => console.log(`  [chromium] ${m.text()}`));
+    page.on('pageerror', (e) => console.log(`  [chromium] page error: ${e.stack ?? e}`));
+    await page.goto(`${server.url}/bench/page.html`);
+    await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
+    page.setDefaultTimeout(0);
+    const result = await page.evaluate((opts) => window.runBench(opts), { quick, only, corrupt });
+    result.env.browserVersion = `Chromium ${context.browser()?.version() ?? ''}`.trim();
+    result.env.wasmRequests = [...new Set(wasmRequests)];
+    return result;
+  } finally {
+    await context.close();
+    await server.close();
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+}
+
+function runNode() {
+  const tmp = mkdtempSync(join(os.tmpdir(), 'eager-bench-node-'));
+  const out = join(tmp, 'result.json');
+  const a = [join(root, 'bench/node.mjs'), '--out', out];
+  if (quick) a.push('--quick');
+  if (only) a.push('--only', only.join(','));
+  if (corrupt) a.push('--corrupt', corrupt);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, a, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'] });
+    child.stderr.on('data', (d) => {
+      for (const line of String(d).split('\n')) if (line) console.log(`  [node] ${line}`);
+    });
+    child.on('exit', (code) => {
+      try {
+        if (code !== 0) throw new Error(`bench/node.mjs exited with ${code}`);
+        resolve(JSON.parse(readFileSync(out, 'utf8')));
+      } catch (e) {
+        reject(e);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+const git = (...a) => {
+  try {
+    return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return '?';
+  }
+};
+const meta = {
+  date: new Date().toISOString(),
+  commit: git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') ? ' (+ uncommitted changes)' : ''),
+  quick,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? '?',
+  node: process.version,
+  loadBefore: os.loadavg(),
+};
+const loadNote = (l) =>
+  `MACHINE LOAD: load average ${l[0].toFixed(2)} on ${meta.cpus} cores. Other processes compete for the CPU; these are noisy numbers, retake them on a quiet machine before quoting.`;
+if (meta.loadBefore[0] > 0.3) console.log(`\n*** ${loadNote(meta.loadBefore)} ***\n`);
+
+const results = [];
+let failed = false;
+for (const e of envs) {
+  console.log(`\n=== ${e}${quick ? ' (--quick)' : ''} ===`);
+  try {
+    if (e !== 'chromium' && e !== 'node') throw new Error(`unknown --env ${e}`);
+    const before = os.loadavg()[0];
+    const r = e === 'chromium' ? await runChromium() : await runNode();
+    r.env.load = { before, after: os.loadavg()[0] };
+    results.push(r);
+  } catch (err) {
+    failed = true;
+    console.error(`\n!!! ${e} run failed: ${err?.stack ?? err}\n`);
+  }
+}
+meta.loadAfter = os.loadavg();
+const worstLoad = Math.max(meta.loadBefore[0], meta.loadAfter[0], meta.loadAfter[1]);
+if (worstLoad > 0.3) meta.loadWarning = loadNote(meta.loadBefore[0] >= meta.loadAfter[0] ? meta.loadBefore : meta.loadAfter);
+
+const targets = {};
+for (const r of results) {
+  targets[r.env.name] = evaluateTargets(r, sizes);
+  const title = r.env.name === 'chromium' ? `Chromium (${r.env.browserVersion})` : `Node ${r.env.version}`;
+  console.log(`\n## ${title}${quick ? '  [--quick: smoke run, not for quoting]' : ''}\n`);
+  console.log(textTable(r, sizes));
+  console.log('\nRatios: peer time / eager-wasm time (> 1: eager-wasm faster); size: peer bytes / eager-wasm bytes.');
+  console.log(checkSummary(r) + ` Load average: ${r.env.load.before.toFixed(2)} before, ${r.env.load.after.toFixed(2)} after.`);
+  console.log('Targets (issue 6):');
+  console.log(targetsText(targets[r.env.name]));
+  for (const c of r.cases) {
+    if (c.mismatches?.length) console.log(`\n!!!!!!!! CHECKSUM MISMATCH in ${c.id}: ${c.mismatches.map((rt) => RUNTIME_LABELS[rt]).join(', ')} differ(s) from ${c.reference} !!!!!!!!`);
+  }
+}
+if (meta.loadWarning) console.log(`\n*** ${meta.loadWarning} ***`);
+
+if (!argv.includes('--no-write') && results.length) {
+  const json = { meta, sizes, environments: results, targets };
+  writeFileSync(join(root, 'bench/results.json'), JSON.stringify(json, null, 1) + '\n');
+  writeFileSync(join(root, 'bench/RESULTS.md'), markdownReport({ meta, envs: results, sizes, targets }));
+  console.log('\nwrote bench/results.json and bench/RESULTS.md');
+}
+const mismatch = results.some((r) => r.cases.some((c) => c.mismatches?.length));
+process.exit(failed || mismatch ? 1 : 0);

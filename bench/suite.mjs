@@ -1,0 +1,643 @@
+// The benchmark cases, shared by the Chromium page (bench/page.html) and Node (bench/node.mjs).
+//
+// Runtimes: eager-wasm (dist/), TF.js wasm backend (SIMD build, 1 thread), onnxruntime-web (wasm
+// EP, 1 thread). Everything here is environment-agnostic: the caller passes the libraries and an
+// `io.bytes(path)` that reads a repo-relative file.
+//
+// Method (see bench/README.md): per runtime and case, warm-up, then calibrate a batch of
+// iterations lasting >= minSampleMs, then time `samples` batches; per-iteration time of each batch
+// -> median, p10, p90. Before timing, every runtime's output is read once and compared with the
+// case's reference (TF's reference.json for the sample models, else TF.js's output, else
+// eager-wasm's); a mismatch is reported loudly and kept in the results.
+
+export const RUNTIMES = ['eager', 'tfjs', 'ort'];
+export const RUNTIME_LABELS = { eager: 'eager-wasm', tfjs: 'tfjs-wasm', ort: 'ORT-web' };
+
+const now = () => performance.now();
+
+class NotApplicable extends Error {}
+const na = (reason) => {
+  throw new NotApplicable(reason);
+};
+
+// ------------------------------------------------------------------------------------ data
+
+/** Deterministic uniform [-1, 1) floats (mulberry32), identical in every environment. */
+export function randomFloats(n, seed) {
+  const out = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  }
+  return out;
+}
+
+/** NHWC [1,H,W,C] -> NCHW [1,C,H,W]. */
+function nhwcToNchw(x, h, w, c) {
+  const out = new Float32Array(x.length);
+  for (let y = 0; y < h; y++) for (let xx = 0; xx < w; xx++) for (let ch = 0; ch < c; ch++) {
+    out[(ch * h + y) * w + xx] = x[(y * w + xx) * c + ch];
+  }
+  return out;
+}
+function nchwToNhwc(x, h, w, c) {
+  const out = new Float32Array(x.length);
+  for (let y = 0; y < h; y++) for (let xx = 0; xx < w; xx++) for (let ch = 0; ch < c; ch++) {
+    out[(y * w + xx) * c + ch] = x[(ch * h + y) * w + xx];
+  }
+  return out;
+}
+/** HWIO [kh,kw,ci,co] -> OIHW [co,ci,kh,kw] (for depthwise pass ci=1 after [kh,kw,C,1]->[C,1,kh,kw]). */
+function hwioToOihw(f, kh, kw, ci, co) {
+  const out = new Float32Array(f.length);
+  for (let y = 0; y < kh; y++) for (let x = 0; x < kw; x++) for (let i = 0; i < ci; i++) for (let o = 0; o < co; o++) {
+    out[((o * ci + i) * kh + y) * kw + x] = f[((y * kw + x) * ci + i) * co + o];
+  }
+  return out;
+}
+
+function summarize(arr) {
+  let sum = 0;
+  let maxAbs = 0;
+  for (let i = 0; i < arr.length; i++) {
+    sum += arr[i];
+    const a = Math.abs(arr[i]);
+    if (a > maxAbs) maxAbs = a;
+  }
+  return { checksum: sum, maxAbs, length: arr.length };
+}
+
+function compare(got, ref) {
+  if (got.length !== ref.length) return { maxAbsDiff: Infinity, tol: 0, match: false, why: `length ${got.length} != ${ref.length}` };
+  let maxAbsDiff = 0;
+  let refMax = 0;
+  for (let i = 0; i < ref.length; i++) {
+    const d = Math.abs(got[i] - ref[i]);
+    if (!(d <= maxAbsDiff)) maxAbsDiff = Number.isNaN(d) ? Infinity : Math.max(maxAbsDiff, d);
+    refMax = Math.max(refMax, Math.abs(ref[i]));
+  }
+  // different summation orders (SIMD lanes, blocking) differ in the last bits; a wrong result
+  // differs by O(values)
+  const tol = 1e-3 * Math.max(1, refMax);
+  return { maxAbsDiff, tol, match: maxAbsDiff <= tol };
+}
+
+function quantiles(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => {
+    const pos = (s.length - 1) * p;
+    const lo = Math.floor(pos);
+    const hi = Math.ceil(pos);
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+  };
+  return { median: q(0.5), p10: q(0.1), p90: q(0.9), min: s[0], max: s[s.length - 1] };
+}
+
+// ------------------------------------------------------------------------------------ timing
+
+export function timingConfig(quick) {
+  return quick
+    ? { warmupIters: 2, warmupMs: 30, minSampleMs: 10, samples: 5, minSamples: 3, budgetMs: 2500 }
+    : { warmupIters: 5, warmupMs: 400, minSampleMs: 50, samples: 21, minSamples: 5, budgetMs: 12000 };
+}
+
+async function runBatch(step, isAsync, n) {
+  const t0 = now();
+  if (isAsync) for (let i = 0; i < n; i++) await step();
+  else for (let i = 0; i < n; i++) step();
+  return now() - t0;
+}
+
+/** Warm-up, then the batch size that makes one sample last >= minSampleMs. */
+async function calibrate(step, isAsync, cfg, minBatch = 1) {
+  // warm-up: JIT, kernel caches, packed weights, allocator pools
+  const tw = now();
+  let n = 0;
+  while (n < cfg.warmupIters || now() - tw < cfg.warmupMs) {
+    await runBatch(step, isAsync, 1);
+    n++;
+  }
+  // the fastest of 3 timings, so that one hiccup of a loaded machine doesn't stop the growth early
+  const timeBatch = async (b) => {
+    let best = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const t = await runBatch(step, isAsync, b);
+      best = Math.min(best, t);
+      if (t >= cfg.minSampleMs * 4) break; // slow case: one timing is enough
+    }
+    return best;
+  };
+  let batch = minBatch;
+  let t = await timeBatch(batch);
+  while (t < cfg.minSampleMs && batch < 1 << 22) {
+    batch = Math.max(batch * 2, Math.ceil(((batch * cfg.minSampleMs) / Math.max(t, 1e-3)) * 1.1));
+    t = await timeBatch(batch);
+  }
+  const samples = Math.max(cfg.minSamples, Math.min(cfg.samples, Math.floor(cfg.budgetMs / Math.max(t, 1e-3))));
+  return { batch, samples };
+}
+
+// ------------------------------------------------------------------------------------ runtimes
+
+async function setupEager(lib) {
+  if (lib instanceof Error) throw lib;
+  await lib.init();
+  const ctx = new lib.EagerContext();
+  const ops = new Set(lib.registeredOps());
+  return { lib, ctx, ops, info: { registeredOps: ops.size } };
+}
+
+async function setupTfjs(lib, wasmPrefix) {
+  if (lib instanceof Error) throw lib;
+  const { core: tf, wasm } = lib;
+  // the plain SIMD build, single thread: no threaded build even where SharedArrayBuffer exists
+  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  wasm.setThreadsCount(1);
+  wasm.setWasmPaths(wasmPrefix);
+  if (!(await tf.setBackend('wasm'))) throw new Error('tf.setBackend("wasm") failed');
+  await tf.ready();
+  const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
+  if (!simd) throw new Error('TF.js reports no wasm SIMD support: its numbers would be of the non-SIMD build');
+  return {
+    tf,
+    loadGraphModel: lib.converter.loadGraphModel,
+    info: {
+      version: tf.version_core ?? tf.version?.['tfjs-core'],
+      backend: tf.getBackend(),
+      simd,
+      threads: wasm.getThreadsCount(),
+      wasmFile: 'tfjs-backend-wasm-simd.wasm',
+    },
+  };
+}
+
+async function setupOrt(ort, wasmPaths, io) {
+  if (ort instanceof Error) throw ort;
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true; // ignored by recent versions (SIMD is always on), kept for older ones
+  ort.env.wasm.proxy = false;
+  if (wasmPaths) ort.env.wasm.wasmPaths = wasmPaths;
+  ort.env.logLevel = 'error';
+  const model = await io.bytes('bench/models/add1.onnx'); // initializes the wasm module
+  const s = await ort.InferenceSession.create(model, { executionProviders: ['wasm'] });
+  await s.release();
+  return { ort, info: { version: ort.env.versions?.web ?? ort.env.versions?.common, numThreads: ort.env.wasm.numThreads } };
+}
+
+const ORT_OPTS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
+
+// ------------------------------------------------------------------------------------ cases
+
+function gemmFlops(m, n, k) {
+  return 2 * m * n * k;
+}
+
+function needOps(E, ...names) {
+  const missing = names.filter((o) => !E.ops.has(o));
+  if (missing.length) na(`op${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not in eager-wasm yet`);
+}
+
+/** Keeps an eager-wasm error message short for a table cell. */
+function short(e) {
+  const m = String(e?.message ?? e).split('\n')[0];
+  return m.length > 90 ? m.slice(0, 87) + '...' : m;
+}
+
+function makeCases(R, data) {
+  const cases = [];
+
+  // ---- 1. per-op eager dispatch
+  for (const variant of ['execute', 'ops.add']) {
+    cases.push({
+      id: variant === 'execute' ? 'dispatch_add' : 'dispatch_add_ops',
+      label: `add [1]+[1] incl. dispose (eager: ${variant === 'execute' ? "ctx.execute('AddV2')" : 'ctx.ops.add'})`,
+      unit: 'us',
+      minBatch: 1000,
+      ref: () => new Float32Array([1.5 + 2.25]),
+      eager: (E) => {
+        const a = E.ctx.tensor(new Float32Array([1.5]), [1]);
+        const b = E.ctx.tensor(new Float32Array([2.25]), [1]);
+        const step =
+          variant === 'execute'
+            ? () => E.ctx.execute('AddV2', [a, b])[0].dispose()
+            : () => E.ctx.ops.add(a, b).dispose();
+        const check = () => {
+          const [c] = E.ctx.execute('AddV2', [a, b]);
+          const v = c.dataSync();
+          c.dispose();
+          return v;
+        };
+        return { step, check, dispose: () => (a.dispose(), b.dispose()) };
+      },
+      tfjs: (T) => {
+        const { tf } = T;
+        const a = tf.tensor1d([1.5]);
+        const b = tf.tensor1d([2.25]);
+        const check = () => {
+          const c = tf.add(a, b);
+          const v = c.dataSync();
+          c.dispose();
+          return v;
+        };
+        return { step: () => tf.add(a, b).dispose(), check, dispose: () => (a.dispose(), b.dispose()) };
+      },
+      ort: async (O) => {
+        const s = await O.ort.InferenceSession.create(await data.bytes('bench/models/add1.onnx'), ORT_OPTS);
+        const feeds = {
+          a: new O.ort.Tensor('float32', new Float32Array([1.5]), [1]),
+          b: new O.ort.Tensor('float32', new Float32Array([2.25]), [1]),
+        };
+        const step = async () => (await s.run(feeds)).y.data;
+        return { step, async: true, dispose: () => s.release(), note: 'session.run of a one-node Add graph (reference; ORT has no eager ops)' };
+      },
+    });
+  }
+
+  // ---- 2. matmul
+  for (const n of [256, 1024]) {
+    const A = () => data.cached(`A${n}`, () => randomFloats(n * n, 11 + n));
+    const B = () => data.cached(`B${n}`, () => randomFloats(n * n, 23 + n));
+    cases.push({
+      id: `matmul${n}`,
+      label: `matmul ${n}x${n}x${n} f32`,
+      unit: 'gflops',
+      flops: gemmFlops(n, n, n),
+      eager: (E) => {
+        needOps(E, 'MatMul');
+        const a = E.ctx.tensor(A(), [n, n]);
+        const b = E.ctx.tensor(B(), [n, n]);
+        const step = () => {
+          const [c] = E.ctx.execute('MatMul', [a, b]);
+          const v = c.dataSync();
+          c.dispose();
+          return v;
+        };
+        return { step, dispose: () => (a.dispose(), b.dispose()) };
+      },
+      tfjs: (T) => {
+        const { tf } = T;
+        const a = tf.tensor2d(A(), [n, n]);
+        const b = tf.tensor2d(B(), [n, n]);
+        const step = () => {
+          const c = tf.matMul(a, b);
+          const v = c.dataSync();
+          c.dispose();
+          return v;
+        };
+        return { step, dispose: () => (a.dispose(), b.dispose()) };
+      },
+      ort: async (O) => {
+        const name = `matmul${n}`;
+        const s = await O.ort.InferenceSession.create(await data.bytes(`bench/models/${name}.onnx`), {
+          ...ORT_OPTS,
+          externalData: [{ path: `${name}.weights`, data: new Uint8Array(B().buffer.slice(0)) }],
+        });
+        const feeds = { a: new O.ort.Tensor('float32', A(), [n, n]) };
+        return { step: async () => (await s.run(feeds)).y.data, async: true, dispose: () => s.release() };
+      },
+    });
+  }
+
+  // ---- 3. conv2d, 4. depthwise
+  const convCases = [
+    { id: 'conv2d', label: 'conv2d [1,56,56,64]*[3,3,64,64] SAME', C: 64, CO: 64, depthwise: false },
+    { id: 'depthwise', label: 'depthwise 3x3 [1,56,56,128] SAME', C: 128, CO: 128, depthwise: true },
+  ];
+  for (const cc of convCases) {
+    const H = 56;
+    const W = 56;
+    const { C, CO } = cc;
+    const X = () => data.cached(`${cc.id}X`, () => randomFloats(H * W * C, 31 + C));
+    // conv filter HWIO [3,3,C,CO]; depthwise [3,3,C,1]
+    const F = () => data.cached(`${cc.id}F`, () => randomFloats(9 * C * (cc.depthwise ? 1 : CO), 41 + C));
+    const fshape = cc.depthwise ? [3, 3, C, 1] : [3, 3, C, CO];
+    const op = cc.depthwise ? 'DepthwiseConv2dNative' : 'Conv2D';
+    cases.push({
+      id: cc.id,
+      label: cc.label,
+      unit: 'gflops',
+      flops: cc.depthwise ? 2 * H * W * C * 9 : 2 * H * W * CO * 9 * C,
+      eager: (E) => {
+        needOps(E, op);
+        const x = E.ctx.tensor(X(), [1, H, W, C]);
+        const f = E.ctx.tensor(F(), fshape);
+        const attrs = { strides: [1, 1, 1, 1], padding: 'SAME' };
+        const step = () => {
+          const [y] = E.ctx.execute(op, [x, f], attrs);
+          const v = y.dataSync();
+          y.dispose();
+          return v;
+        };
+        return { step, dispose: () => (x.dispose(), f.dispose()) };
+      },
+      tfjs: (T) => {
+        const { tf } = T;
+        const x = tf.tensor4d(X(), [1, H, W, C]);
+        const f = tf.tensor4d(F(), fshape);
+        const step = () => {
+          const y = cc.depthwise ? tf.depthwiseConv2d(x, f, 1, 'same') : tf.conv2d(x, f, 1, 'same');
+          const v = y.dataSync();
+          y.dispose();
+          return v;
+        };
+        return { step, dispose: () => (x.dispose(), f.dispose()) };
+      },
+      ort: async (O) => {
+        // ORT's native layout: NCHW activations, OIHW filter (transposed here, outside the timing)
+        const fo = cc.depthwise ? hwioToOihw(F(), 3, 3, 1, C) : hwioToOihw(F(), 3, 3, C, CO);
+        const s = await O.ort.InferenceSession.create(await data.bytes(`bench/models/${cc.id}.onnx`), {
+          ...ORT_OPTS,
+          externalData: [{ path: `${cc.id}.weights`, data: new Uint8Array(fo.buffer) }],
+        });
+        const feeds = { x: new O.ort.Tensor('float32', nhwcToNchw(X(), H, W, C), [1, C, H, W]) };
+        return {
+          step: async () => (await s.run(feeds)).y.data,
+          async: true,
+          toRef: (v) => nchwToNhwc(v, H, W, CO),
+          dispose: () => s.release(),
+          note: 'NCHW input/output (its native layout; transposed outside the timing)',
+        };
+      },
+    });
+  }
+
+  // ---- 5. sample models
+  for (const name of ['mlp', 'mobilenet']) {
+    const dir = `tests/fixtures/models/${name}`;
+    const fixture = () =>
+      data.cachedAsync(`model_${name}`, async () => {
+        const modelJson = JSON.parse(new TextDecoder().decode(await data.bytes(`${dir}/model.json`)));
+        const paths = modelJson.weightsManifest.flatMap((g) => g.paths);
+        const shards = await Promise.all(paths.map((p) => data.bytes(`${dir}/${p}`)));
+        const total = shards.reduce((s, b) => s + b.length, 0);
+        const weights = new Uint8Array(total);
+        let off = 0;
+        for (const b of shards) weights.set(b, off), (off += b.length);
+        const ref = JSON.parse(new TextDecoder().decode(await data.bytes(`${dir}/reference.json`)));
+        // batch 1: the first example of the TF reference
+        const xin = ref.inputs.x;
+        const per = xin.shape.slice(1).reduce((a, b) => a * b, 1);
+        const x = new Float32Array(xin.data.slice(0, per));
+        const shape = [1, ...xin.shape.slice(1)];
+        const yref = ref.outputs.y;
+        const yper = yref.shape.slice(1).reduce((a, b) => a * b, 1);
+        const y = new Float32Array(yref.data.slice(0, yper));
+        const onnx = await data.bytes(`bench/models/${name}.onnx`);
+        return { modelJson, weights: weights.buffer, x, shape, y, onnx };
+      });
+
+    const eagerLoad = async (E, fx) => {
+      const ops = new Set(fx.modelJson.modelTopology.node.map((n) => n.op));
+      const missing = [...ops].filter((o) => !E.ops.has(o));
+      if (missing.length) na(`model ops not in eager-wasm yet: ${missing.join(', ')}`);
+      return E.ctx.loadGraphModel({ modelJson: fx.modelJson, weights: fx.weights });
+    };
+    const eagerPredict = (E, model, fx) => {
+      const x = E.ctx.tensor(fx.x, fx.shape);
+      const y = model.predict(x);
+      const v = y.dataSync();
+      y.dispose();
+      x.dispose();
+      return v;
+    };
+    const tfjsLoad = (T, fx) =>
+      T.loadGraphModel(
+        T.tf.io.fromMemory({
+          modelTopology: fx.modelJson.modelTopology,
+          weightSpecs: fx.modelJson.weightsManifest.flatMap((g) => g.weights),
+          weightData: fx.weights,
+          format: fx.modelJson.format,
+          generatedBy: fx.modelJson.generatedBy,
+          convertedBy: fx.modelJson.convertedBy,
+          signature: fx.modelJson.signature,
+          userDefinedMetadata: fx.modelJson.userDefinedMetadata,
+        }),
+      );
+    const tfjsPredict = (T, model, fx) => {
+      const x = T.tf.tensor(fx.x, fx.shape);
+      const y = model.predict(x);
+      const v = y.dataSync();
+      y.dispose();
+      x.dispose();
+      return v;
+    };
+    const ortPredict = async (O, s, fx) => (await s.run({ x: new O.ort.Tensor('float32', fx.x, fx.shape) })).y.data;
+
+    cases.push({
+      id: `${name}_predict`,
+      label: `${name}: predict, batch 1 (Float32Array in -> out)`,
+      unit: 'ms',
+      ref: async () => (await fixture()).y,
+      refLabel: 'TF reference.json',
+      eager: async (E) => {
+        const fx = await fixture();
+        const model = await eagerLoad(E, fx);
+        return { step: () => eagerPredict(E, model, fx), dispose: () => model.dispose() };
+      },
+      tfjs: async (T) => {
+        const fx = await fixture();
+        const model = await tfjsLoad(T, fx);
+        return { step: () => tfjsPredict(T, model, fx), dispose: () => model.dispose() };
+      },
+      ort: async (O) => {
+        const fx = await fixture();
+        const s = await O.ort.InferenceSession.create(fx.onnx, ORT_OPTS);
+        return { step: () => ortPredict(O, s, fx), async: true, dispose: () => s.release(), note: 'ONNX translated from the same model.json (tools/gen_bench_onnx.py)' };
+      },
+    });
+    cases.push({
+      id: `${name}_load_predict_dispose`,
+      label: `${name}: load (in memory) -> predict -> dispose`,
+      unit: 'ms',
+      ref: async () => (await fixture()).y,
+      refLabel: 'TF reference.json',
+      eager: async (E) => {
+        const fx = await fixture();
+        (await eagerLoad(E, fx)).dispose();
+        const step = async () => {
+          const model = await eagerLoad(E, fx);
+          const v = eagerPredict(E, model, fx);
+          model.dispose();
+          return v;
+        };
+        return { step, async: true };
+      },
+      tfjs: async (T) => {
+        const fx = await fixture();
+        const step = async () => {
+          const model = await tfjsLoad(T, fx);
+          const v = tfjsPredict(T, model, fx);
+          model.dispose();
+          return v;
+        };
+        return { step, async: true };
+      },
+      ort: async (O) => {
+        const fx = await fixture();
+        const step = async () => {
+          const s = await O.ort.InferenceSession.create(fx.onnx, ORT_OPTS);
+          const v = await ortPredict(O, s, fx);
+          await s.release();
+          return v;
+        };
+        return { step, async: true, note: 'InferenceSession.create from the .onnx bytes -> run -> release' };
+      },
+    });
+  }
+  return cases;
+}
+
+// ------------------------------------------------------------------------------------ driver
+
+function liveCounts(R) {
+  const c = {};
+  if (R.eager) c.eager = R.eager.ctx.memory().numTensors;
+  if (R.tfjs) c.tfjs = R.tfjs.tf.memory().numTensors;
+  return c;
+}
+
+/**
+ * @param {object} p
+ * @param {{eager: any, tfjs: {core, wasm, converter}|Error, ort: any}} p.libs
+ * @param {{bytes(path: string): Promise<Uint8Array>, tfjsWasmPrefix: string, ortWasmPaths?: string|object}} p.io
+ * @param {string|null} [p.corrupt] runtime whose checked output gets a wrong first element (self-test)
+ */
+export async function runSuite({ libs, io, quick = false, only = null, corrupt = null, log = console.log }) {
+  const cfg = timingConfig(quick);
+  const cache = new Map();
+  const data = {
+    bytes: io.bytes,
+    cached: (k, f) => (cache.has(k) ? cache.get(k) : (cache.set(k, f()), cache.get(k))),
+    cachedAsync: async (k, f) => {
+      if (!cache.has(k)) cache.set(k, await f());
+      return cache.get(k);
+    },
+  };
+
+  const R = {};
+  const runtimes = {};
+  const setups = {
+    eager: () => setupEager(libs.eager),
+    tfjs: () => setupTfjs(libs.tfjs, io.tfjsWasmPrefix),
+    ort: () => setupOrt(libs.ort, io.ortWasmPaths, io),
+  };
+  for (const rt of RUNTIMES) {
+    try {
+      const t0 = now();
+      R[rt] = await setups[rt]();
+      runtimes[rt] = { ok: true, initMs: now() - t0, ...R[rt].info };
+      log(`[setup] ${RUNTIME_LABELS[rt]}: ok ${JSON.stringify(R[rt].info)}`);
+    } catch (e) {
+      runtimes[rt] = { ok: false, error: short(e) };
+      log(`[setup] ${RUNTIME_LABELS[rt]}: UNAVAILABLE: ${e?.stack ?? e}`);
+    }
+  }
+
+  const cases = makeCases(R, data).filter((c) => !only || only.some((o) => c.id.includes(o)));
+  const results = [];
+  for (const c of cases) {
+    const row = { id: c.id, label: c.label, unit: c.unit, flops: c.flops ?? null, results: {}, mismatches: [] };
+    const outputs = {};
+    const before = liveCounts(R);
+    const live = {}; // rt -> { impl, batch, samples, per: [] }
+    try {
+      // 1. prepare each runtime, read its output once (checked below), warm up, calibrate
+      for (const rt of RUNTIMES) {
+        if (!R[rt]) {
+          row.results[rt] = { status: 'na', reason: `runtime unavailable: ${runtimes[rt].error}` };
+          continue;
+        }
+        let impl;
+        try {
+          impl = await c[rt](R[rt]);
+        } catch (e) {
+          row.results[rt] = { status: 'na', reason: e instanceof NotApplicable ? e.message : short(e) };
+          if (!(e instanceof NotApplicable)) log(`[${c.id}] ${rt} setup failed: ${e?.stack ?? e}`);
+          log(`[${c.id}] ${RUNTIME_LABELS[rt]}: n/a (${row.results[rt].reason})`);
+          continue;
+        }
+        live[rt] = { impl, per: [] };
+        try {
+          let out = await (impl.check ?? impl.step)();
+          if (impl.toRef) out = impl.toRef(out);
+          outputs[rt] = Float32Array.from(out);
+          // --corrupt RT: self-test of the check (a wrong first element must be reported)
+          if (corrupt === rt) outputs[rt][0] += 1 + Math.abs(outputs[rt][0]);
+          Object.assign(live[rt], await calibrate(impl.step, !!impl.async, cfg, c.minBatch ?? 1));
+        } catch (e) {
+          row.results[rt] = { status: 'error', reason: short(e) };
+          log(`[${c.id}] ${RUNTIME_LABELS[rt]}: ERROR ${e?.stack ?? e}`);
+          live[rt].failed = true;
+        }
+      }
+      // 2. interleaved sampling: one batch of each runtime per round (first runtime rotating), so
+      //    that a change in machine load hits every runtime alike
+      const active = Object.keys(live).filter((rt) => !live[rt].failed);
+      const rounds = Math.max(0, ...active.map((rt) => live[rt].samples));
+      for (let round = 0; round < rounds; round++) {
+        for (let k = 0; k < active.length; k++) {
+          const rt = active[(round + k) % active.length];
+          const L = live[rt];
+          if (L.failed || L.per.length >= L.samples) continue;
+          try {
+            L.per.push((await runBatch(L.impl.step, !!L.impl.async, L.batch)) / L.batch);
+          } catch (e) {
+            L.failed = true;
+            row.results[rt] = { status: 'error', reason: short(e) };
+            log(`[${c.id}] ${RUNTIME_LABELS[rt]}: ERROR ${e?.stack ?? e}`);
+          }
+        }
+      }
+      for (const rt of active) {
+        const L = live[rt];
+        if (L.failed) continue;
+        const m = { ...quantiles(L.per), samples: L.per.length, batch: L.batch, perIterMs: L.per };
+        row.results[rt] = { status: 'ok', ...summarize(outputs[rt]), ...m, ...(L.impl.note ? { note: L.impl.note } : {}) };
+        if (c.flops) {
+          row.results[rt].gflops = { median: c.flops / m.median / 1e6, p10: c.flops / m.p90 / 1e6, p90: c.flops / m.p10 / 1e6 };
+        }
+        log(`[${c.id}] ${RUNTIME_LABELS[rt]}: median ${fmtMs(m.median)} (p10 ${fmtMs(m.p10)}, p90 ${fmtMs(m.p90)}; ${m.samples} x ${m.batch})`);
+      }
+    } finally {
+      for (const rt of Object.keys(live)) {
+        try {
+          await live[rt].impl.dispose?.();
+        } catch (e) {
+          log(`[${c.id}] ${rt} dispose failed: ${e}`);
+        }
+      }
+    }
+    // results checked: everyone against one reference
+    let ref = c.ref ? await c.ref() : null;
+    let refName = c.refLabel ?? (c.ref ? 'the exact result' : null);
+    if (!ref) for (const rt of ['tfjs', 'eager', 'ort']) if (outputs[rt]) { ref = outputs[rt]; refName = RUNTIME_LABELS[rt]; break; }
+    row.reference = refName;
+    for (const rt of Object.keys(outputs)) {
+      const cmp = compare(outputs[rt], ref);
+      Object.assign(row.results[rt], { maxAbsDiff: cmp.maxAbsDiff, tol: cmp.tol, match: cmp.match });
+      if (!cmp.match) {
+        row.mismatches.push(rt);
+        log(`\n!!!!!!!! CHECKSUM MISMATCH in ${c.id}: ${RUNTIME_LABELS[rt]} differs from ${refName}: max|diff| ${cmp.maxAbsDiff} > tol ${cmp.tol}${cmp.why ? ' (' + cmp.why + ')' : ''} !!!!!!!!\n`);
+      }
+    }
+    // nothing leaked (a leak would also mean a benchmark that skipped a dispose)
+    const after = liveCounts(R);
+    for (const rt of Object.keys(after)) {
+      if (after[rt] !== before[rt]) {
+        row.leaks ??= {};
+        row.leaks[rt] = after[rt] - before[rt];
+        log(`[${c.id}] WARNING: ${RUNTIME_LABELS[rt]} live tensors ${before[rt]} -> ${after[rt]}`);
+      }
+    }
+    results.push(row);
+  }
+  return { quick, timing: cfg, runtimes, cases: results };
+}
+
+function fmtMs(ms) {
+  return ms < 0.01 ? `${(ms * 1000).toFixed(2)} us` : `${ms.toFixed(3)} ms`;
+}
