@@ -24,6 +24,16 @@ for c in rustfmt clippy; do
   fi
 done
 
+# Fuzzing (cargo-fuzz needs a nightly toolchain for its sanitizer flags).
+if ! rustup toolchain list | grep -q '^nightly'; then
+  log "installing the nightly toolchain (for cargo fuzz)"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! command -v cargo-fuzz >/dev/null; then
+  log "installing cargo-fuzz (about 2 minutes)"
+  cargo install cargo-fuzz
+fi
+
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
   log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 6 minutes on 2 cores)"
   # Not --locked: its lock file wants a webpki-roots version the registry here does not serve.

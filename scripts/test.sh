@@ -33,6 +33,8 @@ stage "JS API tests (Node)" npm run test:js
 stage "JS API in headless Chromium" npm run test:chromium
 stage "npm package installs and runs (Node + Chromium)" npm run test:pack
 stage "demo page end-to-end (Chromium)" npm run test:e2e
+stage "soak, shortened (native + Chromium)" npm run soak -- --quick
+stage "fuzz smoke (20 s per target)" bash scripts/fuzz.sh 20
 
 echo
 if [ ${#failed[@]} -gt 0 ]; then
