@@ -16,8 +16,9 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { launchChromium } from '../scripts/lib/browser.mjs';
+import { startServer } from '../scripts/lib/server.mjs';
 import { checkSummary, evaluateTargets, markdownReport, targetsText, textTable } from './report.mjs';
-import { startServer } from './server.mjs';
 import { RUNTIME_LABELS } from './suite.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,7 +32,6 @@ const envArg = arg('--env') ?? 'all';
 const only = arg('--only')?.split(',').filter(Boolean) ?? null;
 const corrupt = arg('--corrupt') ?? null; // self-test: eager | tfjs | ort gets a wrong output
 const envs = envArg === 'all' ? ['chromium', 'node'] : envArg.split(',');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 // ------------------------------------------------------------------ the built package
 function newestMtime(dir) {
@@ -69,25 +69,14 @@ const sizes = {
 
 // ------------------------------------------------------------------ environments
 async function runChromium() {
-  const { chromium } = await import('playwright-core');
   const server = await startServer(root, { log: (m) => console.log(m) });
-  const userDataDir = mkdtempSync(join(os.tmpdir(), 'eager-bench-chromium-'));
-  const args = [
-    '--disable-gpu',
-    '--disable-dev-shm-usage',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-    // a benchmark tab must not be throttled
-    '--disable-background-timer-throttling',
-    '--disable-renderer-backgrounding',
-    '--disable-backgrounding-occluded-windows',
-  ];
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args });
+  let browser;
   try {
+    // A benchmark tab must not be throttled.
+    browser = await launchChromium({
+      args: ['--disable-background-timer-throttling', '--disable-renderer-backgrounding', '--disable-backgrounding-occluded-windows'],
+    });
+    const { context } = browser;
     const page = context.pages()[0] ?? (await context.newPage());
     const wasmRequests = [];
     page.on('request', (r) => {
@@ -96,7 +85,7 @@ async function runChromium() {
     });
     page.on('console', (m) => console.log(`  [chromium] ${m.text()}`));
     page.on('pageerror', (e) => console.log(`  [chromium] page error: ${e.stack ?? e}`));
-    await page.goto(`${server.url}/bench/page.html`);
+    await page.goto(`${server.origin}/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
     page.setDefaultTimeout(0);
     const result = await page.evaluate((opts) => window.runBench(opts), { quick, only, corrupt });
@@ -104,9 +93,8 @@ async function runChromium() {
     result.env.wasmRequests = [...new Set(wasmRequests)];
     return result;
   } finally {
-    await context.close();
+    await browser?.close();
     await server.close();
-    rmSync(userDataDir, { recursive: true, force: true });
   }
 }
 

@@ -7,7 +7,8 @@
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, runPage, serveStatic } from './lib/browser.mjs';
+import { launchChromium, runPage } from './lib/browser.mjs';
+import { startServer } from './lib/server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const strict = process.argv.includes('--strict-bench');
@@ -90,11 +91,11 @@ try {
 }
 </script>`;
 
-const server = await serveStatic(root, { '/check.html': page });
+const server = await startServer(root, { pages: { '/check.html': page } });
 const browser = await launchChromium();
 let failed = false;
 try {
-  const r = await runPage(browser.context, `${server.url}/check.html`, { prefix: '[chromium]' });
+  const r = await runPage(browser.context, `${server.origin}/check.html`, { prefix: '[chromium]' });
   for (const l of r.log) console.log(l);
   console.log(`browser: ${r.ua}`);
   console.log(

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchChromium, runPage, serveStatic } from './lib/browser.mjs';
+import { launchChromium, runPage } from './lib/browser.mjs';
+import { startServer } from './lib/server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(join(tmpdir(), 'eager-wasm-pack-'));
@@ -60,10 +61,10 @@ try {
   window.__result = result;
 } catch (e) { window.__error = (e && e.stack) || String(e); }
 </script>`;
-  const server = await serveStatic(app, { '/index.html': page });
+  const server = await startServer(app, { pages: { '/index.html': page } });
   const browser = await launchChromium();
   try {
-    const r = await runPage(browser.context, `${server.url}/index.html`, { prefix: '[chromium]' });
+    const r = await runPage(browser.context, `${server.origin}/index.html`, { prefix: '[chromium]' });
     console.log(`Chromium: ${r.op} -> [${r.got}] ${r.ok ? 'ok' : 'WRONG'}`);
     if (!r.ok) failed = true;
   } finally {

@@ -6,7 +6,12 @@
 // Needs `npm run build` first (dist/).
 
 import { execFileSync } from 'node:child_process';
-import { launchBrowser, root, startServer } from '../tests/e2e/harness.mjs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from './lib/browser.mjs';
+import { startServer } from './lib/server.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const quick = process.argv.includes('--quick');
 const nativeCycles = quick ? 1000 : 10000;
@@ -19,14 +24,14 @@ execFileSync('cargo', ['run', '--quiet', '--release', '--example', 'soak', Strin
 });
 
 console.log(`\n== headless Chromium: ${browserCycles} cycles`);
-const server = await startServer();
-const browser = await launchBrowser();
+const server = await startServer(root);
+const browser = await launchChromium();
 let failed = false;
 try {
   const page = await browser.context.newPage();
   page.on('pageerror', (e) => console.error('page error:', e));
   // Any same-origin page will do: the soak runs from page.evaluate through a dynamic import.
-  await page.goto(`${server.origin}tests/fixtures/models/mobilenet/model.json`);
+  await page.goto(`${server.origin}/tests/fixtures/models/mobilenet/model.json`);
   const r = await page.evaluate(async (cycles) => {
     const { init, EagerContext } = await import('/dist/index.js');
     await init();
@@ -66,6 +71,6 @@ try {
   if (!failed) console.log('ok: heap returns to the same value after every dispose; wasm memory flat after 100 cycles');
 } finally {
   await browser.close();
-  await server.stop();
+  await server.close();
 }
 process.exit(failed ? 1 : 0);

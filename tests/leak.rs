@@ -1,8 +1,10 @@
 //! The kernel-cache leak of TF issue #40171 and each historical fix, asserted.
 
+mod common;
 #[path = "../examples/leak_repro.rs"]
 mod repro;
 
+use common::op_stats;
 use eager_wasm::EagerContext;
 use repro::{load_once, settings};
 
@@ -43,12 +45,7 @@ fn unique_names_unbounded_cache_grows_by_v_per_load() {
         stats.warnings
     );
     assert!(warning.unwrap().message.contains("0 hits in 1,000 lookups"));
-    let vh = &stats
-        .by_op
-        .iter()
-        .find(|(op, _)| op == "VarHandleOp")
-        .unwrap()
-        .1;
+    let vh = op_stats(&stats, "VarHandleOp");
     assert!(
         (vh.distinct_keys as f64 - 1000.0).abs() < 80.0,
         "{}",
@@ -71,12 +68,7 @@ fn excluding_var_handle_op_stops_growth() {
     let t = run(&mut ctx, 50);
     assert!(t.iter().all(|&(e, _)| e == t[0].0), "entries flat: {t:?}");
     let stats = ctx.cache_stats();
-    let vh = &stats
-        .by_op
-        .iter()
-        .find(|(op, _)| op == "VarHandleOp")
-        .unwrap()
-        .1;
+    let vh = op_stats(&stats, "VarHandleOp");
     assert_eq!(vh.bypassed, (50 * V) as u64);
     assert_eq!(vh.entries, 0);
 }

@@ -9,7 +9,7 @@ use eager_wasm::{Code, EagerContext, Tensor};
 use serde_json::Value;
 use std::path::Path;
 
-use common::{ATOL, RTOL};
+use common::{op_stats, ATOL, RTOL};
 
 struct Fixture {
     json: String,
@@ -85,12 +85,7 @@ fn weights_become_resource_variables_and_dispose_releases_them() {
     assert_eq!(m.resource_bytes, f.weights.len());
     let var_handle = |ctx: &EagerContext| {
         let s = ctx.cache_stats();
-        let v = &s
-            .by_op
-            .iter()
-            .find(|(op, _)| op == "VarHandleOp")
-            .unwrap()
-            .1;
+        let v = op_stats(&s, "VarHandleOp");
         (v.entries, v.misses, v.hits)
     };
     // With anonymous names the key is (dtype, shape): one kernel per distinct variable shape (the

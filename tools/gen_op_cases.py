@@ -43,7 +43,6 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from google.protobuf import json_format  # noqa: E402
-from tensorflow.core.framework import graph_pb2, node_def_pb2  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_io  # noqa: E402
@@ -185,22 +184,6 @@ def _ilist(v):
     return {"list": {"i": [str(int(x)) for x in v]}} if len(v) else {"list": {}}
 
 
-def _run_nodes(nodes, feeds, fetch):
-    gd = graph_pb2.GraphDef()
-    for n in nodes:
-        nd = node_def_pb2.NodeDef()
-        json_format.ParseDict(n, nd)
-        gd.node.append(nd)
-    g = tf.Graph()
-    with g.as_default():
-        tf.graph_util.import_graph_def(gd, name="")
-    cfg = tf.compat.v1.ConfigProto()
-    cfg.graph_options.rewrite_options.disable_meta_optimizer = True
-    cfg.graph_options.optimizer_options.opt_level = tf.compat.v1.OptimizerOptions.L0
-    with tf.compat.v1.Session(graph=g, config=cfg) as sess:
-        return sess.run(fetch, feed_dict=feeds)
-
-
 def fused_case(name, op, inputs, attrs):
     """Runs a TF.js-style fused node natively if TF can, else by composition."""
     names = ["in%d" % k for k in range(len(inputs))]
@@ -208,12 +191,12 @@ def fused_case(name, op, inputs, attrs):
            "attr": {"dtype": {"type": "DT_FLOAT"}}} for n in names]
     node = {"name": "out", "op": op, "input": names, "attr": attrs}
     feeds = {n + ":0": v for n, v in zip(names, inputs)}
-    composed = _run_nodes(ph + tfjs_graph._rewrite(json.loads(json.dumps(node))), feeds, "out:0")
+    composed = tfjs_graph.run_nodes(ph + tfjs_graph._rewrite(json.loads(json.dumps(node))), feeds, "out:0")
     how = "composed"
     out = composed
     if op in ("_FusedMatMul", "_FusedConv2D"):
         try:
-            native = _run_nodes(ph + [node], feeds, "out:0")
+            native = tfjs_graph.run_nodes(ph + [node], feeds, "out:0")
             np.testing.assert_allclose(native, composed, rtol=1e-4, atol=1e-5)
             out, how = native, "native"
         except (tf.errors.OpError, ValueError) as e:

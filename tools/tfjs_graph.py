@@ -193,18 +193,22 @@ def run_model(model_dir, inputs, weights=None):
                 v = v.astype(np.int64)
             n["attr"]["value"] = {"tensor": json_format.MessageToDict(tf.make_tensor_proto(v))}
         nodes.extend(_rewrite(n))
+    sig = mj["signature"]
+    feeds = {info["name"]: inputs[key] for key, info in sig["inputs"].items()}
+    out_keys = list(sig["outputs"].keys())
+    res = run_nodes(nodes, feeds, [sig["outputs"][k]["name"] for k in out_keys])
+    return dict(zip(out_keys, res))
+
+
+def run_nodes(nodes, feeds, fetch):
+    """Imports `nodes` (NodeDefs in their JSON form, as in model.json) into a fresh graph and runs
+    `fetch` in a v1 Session with grappler and the graph optimizer switched off, so exactly these
+    nodes execute."""
     gd = graph_pb2.GraphDef()
     for n in nodes:
         nd = node_def_pb2.NodeDef()
         json_format.ParseDict(n, nd)
         gd.node.append(nd)
-    sig = mj["signature"]
-    feed_names, feeds = [], []
-    for key, info in sig["inputs"].items():
-        feed_names.append(info["name"])
-        feeds.append(inputs[key])
-    out_keys = list(sig["outputs"].keys())
-    fetch = [sig["outputs"][k]["name"] for k in out_keys]
     g = tf.Graph()
     with g.as_default():
         tf.graph_util.import_graph_def(gd, name="")
@@ -214,5 +218,4 @@ def run_model(model_dir, inputs, weights=None):
     cfg.graph_options.optimizer_options.do_constant_folding = False
     cfg.graph_options.optimizer_options.do_common_subexpression_elimination = False
     with tf.compat.v1.Session(graph=g, config=cfg) as sess:
-        res = sess.run(fetch, feed_dict=dict(zip(feed_names, feeds)))
-    return dict(zip(out_keys, res))
+        return sess.run(fetch, feed_dict=feeds)

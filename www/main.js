@@ -54,6 +54,23 @@ function positiveInt(s) {
   return Number.isInteger(n) && n > 0 ? n : null;
 }
 
+/**
+ * Binds a number input to `state[key]`: a positive integer is stored and passed to `apply`;
+ * anything else puts the stored value back.
+ */
+function positiveIntInput(input, key, apply) {
+  input.value = String(state[key]);
+  input.addEventListener('change', () => {
+    const n = positiveInt(input.value);
+    if (n === null) {
+      input.value = String(state[key]);
+      return;
+    }
+    state[key] = n;
+    apply(n);
+  });
+}
+
 function rateValue() {
   return state.rate === 'max' ? Infinity : Number(state.rate);
 }
@@ -474,28 +491,11 @@ function buildControls() {
     for (const l of LANES) send(l.id, { type: 'rate', rate: rateValue() });
   });
 
-  const cap = $('#lru-capacity');
-  cap.value = String(state.lruCapacity);
-  cap.addEventListener('change', () => {
-    const n = positiveInt(cap.value);
-    if (n === null) {
-      cap.value = String(state.lruCapacity);
-      return;
-    }
-    state.lruCapacity = n;
+  positiveIntInput($('#lru-capacity'), 'lruCapacity', (n) => {
     send('lru', { type: 'cache', options: { maxEntries: n } });
     render();
   });
-
-  const max = $('#max-loads');
-  max.value = String(state.maxLoads);
-  max.addEventListener('change', () => {
-    const n = positiveInt(max.value);
-    if (n === null) {
-      max.value = String(state.maxLoads);
-      return;
-    }
-    state.maxLoads = n;
+  positiveIntInput($('#max-loads'), 'maxLoads', (n) => {
     for (const l of LANES) send(l.id, { type: 'maxLoads', maxLoads: n });
   });
 

@@ -1,86 +1,53 @@
-// Shared by the Chromium check and the package test: a tiny static server on 127.0.0.1 and headless
-// Debian Chromium driven by playwright-core (no browser download; flags from ../shared/TOOLCHAIN.md).
+// The one headless-Chromium launcher of the JS tooling: Debian's Chromium driven by playwright-core
+// (no browser download; flags from ../shared/TOOLCHAIN.md), plus runPage for the check pages.
+// The static server the pages come from is ./server.mjs.
 
-import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, sep } from 'node:path';
+import { join } from 'node:path';
 
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.json': 'application/json',
-  '.wasm': 'application/wasm',
-  '.bin': 'application/octet-stream',
-  '.map': 'application/json',
-};
+export const CHROMIUM =
+  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
 
-/** Serves `root` (plain files, no transforms); `pages` maps a URL path to an HTML string. */
-export function serveStatic(root, pages = {}) {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (pages[path] !== undefined) {
-      res.writeHead(200, { 'content-type': MIME['.html'] });
-      res.end(pages[path]);
-      return;
-    }
-    const file = normalize(join(root, path));
-    if (!file.startsWith(normalize(root + sep)) && file !== normalize(root)) {
-      res.writeHead(403).end();
-      return;
-    }
-    let st;
-    try {
-      st = statSync(file);
-    } catch {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    if (!st.isFile()) {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    res.writeHead(200, {
-      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-      'content-length': st.size,
-    });
-    createReadStream(file).pipe(res);
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
-    });
-  });
-}
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless=new',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Launches headless Chromium with a fresh profile; returns { browser, close }. */
-export async function launchChromium() {
+/**
+ * Launches headless Chromium with a fresh profile (removed on close); resolves { context, close() }.
+ *   viewport  the pages' size (playwright's default, 1280x720, when omitted)
+ *   args      flags on top of CHROMIUM_ARGS
+ */
+export async function launchChromium({ viewport, args = [] } = {}) {
+  if (!CHROMIUM) throw new Error("Chromium not found: run `bash scripts/setup.sh` (installs Debian's chromium)");
   const { chromium } = await import('playwright-core');
   const userDataDir = mkdtempSync(join(tmpdir(), 'eager-wasm-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--headless=new',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
+  const removeProfile = () => rmSync(userDataDir, { recursive: true, force: true });
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      ...(viewport && { viewport }),
+      args: [...CHROMIUM_ARGS, ...args],
+    });
+  } catch (e) {
+    removeProfile();
+    throw e;
+  }
   return {
     context,
     close: async () => {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
+      await context.close().catch(() => {});
+      removeProfile();
     },
   };
 }
@@ -91,10 +58,12 @@ export async function launchChromium() {
  */
 export async function runPage(context, url, { timeoutMs = 60000, prefix = '[page]' } = {}) {
   const page = await context.newPage();
-  page.on('pageerror', (e) => console.log(prefix, 'pageerror', e.message));
-  page.on('console', (m) => console.log(prefix, m.text()));
   const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
+  page.on('pageerror', (e) => {
+    console.log(prefix, 'pageerror', e.message);
+    errors.push(e);
+  });
+  page.on('console', (m) => console.log(prefix, m.text()));
   await page.goto(url);
   try {
     await page.waitForFunction(() => window.__result !== undefined || window.__error !== undefined, null, {

@@ -2,9 +2,10 @@
 //! comparison against TF's outputs.
 #![allow(dead_code)]
 
+use eager_wasm::eager::OpCacheStats;
 use eager_wasm::model::GraphModel;
 use eager_wasm::tensor::{Data, Shape};
-use eager_wasm::{AttrValue, DType, EagerContext, Tensor};
+use eager_wasm::{AttrValue, CacheStats, DType, EagerContext, Tensor};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -14,6 +15,16 @@ pub const RTOL: f32 = 1e-4;
 
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// The kernel cache's figures for one op type (panics if no kernel of that op was looked up).
+pub fn op_stats<'a>(stats: &'a CacheStats, op: &str) -> &'a OpCacheStats {
+    &stats
+        .by_op
+        .iter()
+        .find(|(o, _)| o == op)
+        .unwrap_or_else(|| panic!("no cache figures for {op}"))
+        .1
 }
 
 /// Runs one TF-generated op case (tests/fixtures/ops/*.json): outputs within tolerance, or the

@@ -1,6 +1,6 @@
-// End-to-end test of the demo page (www/) in headless Chromium: serves the repository with
-// scripts/serve.mjs on a free port, runs the five lanes and checks the story from the page's
-// data-metric readouts. Needs dist/ (npm run build). Screenshots go to test-artifacts/.
+// End-to-end test of the demo page (www/) in headless Chromium: serves the repository on a free
+// port (in-process, as scripts/serve.mjs does), runs the five lanes and checks the story from the
+// page's data-metric readouts. Needs dist/ (npm run build). Screenshots go to test-artifacts/.
 //
 //   node --test tests/e2e/demo.test.mjs      (npm run test:e2e)
 

@@ -1,77 +1,31 @@
-// Shared by the e2e test and the README screenshot script: starts scripts/serve.mjs on a free
-// port and launches Debian's Chromium through playwright-core (no browser download).
+// Shared by the e2e test and the README screenshot script: the demo page served in-process by
+// scripts/lib/server.mjs on a free port, and headless Chromium from scripts/lib/browser.mjs.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../scripts/lib/browser.mjs';
+import { startServer as serve } from '../../scripts/lib/server.mjs';
+
+export { CHROMIUM } from '../../scripts/lib/browser.mjs';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Starts the demo server on a free port (args e.g. ['--root', dir]); resolves { url, origin, stop() }. */
-export function startServer(extraArgs = []) {
-  const child = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), ...extraArgs], {
-    cwd: root,
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((ok, fail) => {
-    let out = '';
-    const timer = setTimeout(() => fail(new Error(`server did not start: ${out}`)), 15000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)\S*/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        ok({
-          url: m[0],
-          origin: m[1],
-          stop: () =>
-            new Promise((done) => {
-              if (child.exitCode !== null) return done();
-              child.once('exit', done);
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.stderr.on('data', (d) => (out += d));
-    child.once('exit', (code) => fail(new Error(`server exited (${code}): ${out}`)));
-  });
+/**
+ * Serves the demo page on a free port, as `node scripts/serve.mjs` does: the repository (page at
+ * /www/) or, with ['--root', dir], a site build (page at /). Resolves { url, origin, stop() }: url is
+ * the page, origin ends with '/'.
+ */
+export async function startServer(extraArgs = []) {
+  const rootArg = extraArgs.indexOf('--root');
+  const site = rootArg >= 0 ? resolve(extraArgs[rootArg + 1]) : null;
+  const landing = site ? '/' : '/www/';
+  const server = await serve(site ?? root, { redirects: site ? {} : { '/': landing } });
+  return { url: server.origin + landing, origin: server.url, stop: server.close };
 }
 
-export const CHROMIUM =
-  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-
 /** Headless Chromium with a fresh profile; resolves { context, close() }. */
-export async function launchBrowser(viewport = { width: 1440, height: 900 }) {
-  if (!CHROMIUM) throw new Error('Chromium not found: run `bash scripts/setup.sh` (installs Debian\'s chromium)');
-  const userDataDir = mkdtempSync(join(tmpdir(), 'eager-wasm-e2e-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport,
-    args: [
-      '--no-sandbox',
-      '--headless=new',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
-  return {
-    context,
-    close: async () => {
-      await context.close().catch(() => {});
-      rmSync(userDataDir, { recursive: true, force: true });
-    },
-  };
+export function launchBrowser(viewport = { width: 1440, height: 900 }) {
+  return launchChromium({ viewport });
 }
 
 /** All data-metric readouts of the page: { [lane]: { [metric]: number } }. */
