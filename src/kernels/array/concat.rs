@@ -172,6 +172,19 @@ fn pack(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
 
 /// Cuts `x` along `axis` into pieces of `sizes` (which sum to the axis length); with `drop_axis`
 /// the axis is removed from each piece's shape (Unpack).
+/// Most outputs one Split/SplitV/Unpack may produce. Far above real models; it stops a zero-size
+/// dimension split a billion ways from exhausting memory on tensor headers alone.
+const MAX_OUTPUTS: usize = 1 << 16;
+
+fn check_output_count(op: &str, n: usize) -> Result<()> {
+    if n > MAX_OUTPUTS {
+        return Err(crate::status::resource_exhausted(format!(
+            "{op} would produce {n} outputs (at most {MAX_OUTPUTS} supported)"
+        )));
+    }
+    Ok(())
+}
+
 fn cut(x: &Tensor, axis: usize, sizes: &[usize], drop_axis: bool) -> Result<Vec<Tensor>> {
     let dims = x.dims();
     let outer = product(&dims[..axis]);
@@ -222,6 +235,7 @@ fn unpack(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     }
     let axis = if axis < 0 { axis + rank } else { axis } as usize;
     let n = x.dims()[axis];
+    check_output_count("Unpack", n)?;
     if n as i64 != num {
         return Err(invalid_argument(format!(
             "Unpack: input shape axis {axis} must equal {num} (attr 'num'), got shape {}",
@@ -252,6 +266,7 @@ fn split(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<
     }
     let len = x.dims()[axis];
     let num = usize::try_from(num).map_err(|_| invalid_argument("num_split is too large"))?;
+    check_output_count("Split", num)?;
     if len % num != 0 {
         return Err(invalid_argument(format!(
             "Split: number of ways to split should evenly divide the split dimension, but got \
@@ -273,6 +288,7 @@ fn split_v(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Resul
             sizes_t.shape()
         )));
     }
+    check_output_count("SplitV", sizes_t.num_elements())?;
     let mut sizes = int_vector(sizes_t, "SplitV input 'size_splits'")?;
     if num <= 0 {
         return Err(invalid_argument(format!(
