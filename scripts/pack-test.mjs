@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The npm package end to end: `npm pack`, install the tarball into an empty temp project, import it
-// in Node 20 and run a MatMul (or AddV2 while MatMul is not registered), then serve that installed
-// package as plain ESM from a static server and do the same in headless Chromium.
+// in Node 20 and run a MatMul (or AddV2 while MatMul is not registered), then do the same in headless
+// Chromium twice: the installed package served as plain ESM, and an app bundled by Vite (which must
+// emit the .wasm as an asset from the package's `new URL(..., import.meta.url)`).
 // Needs a built dist/ (`npm run build`).
 
 import { execFileSync } from 'node:child_process';
@@ -62,14 +63,36 @@ try {
 } catch (e) { window.__error = (e && e.stack) || String(e); }
 </script>`;
   const server = await startServer(app, { pages: { '/index.html': page } });
+
+  // Vite: an app importing the package by name, built for production and served as static files.
+  writeFileSync(join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>');
+  writeFileSync(
+    join(app, 'main.js'),
+    `import { init, EagerContext, EagerError, registeredOps } from 'eager-wasm';
+(async () => {
+  try {
+    await init();
+    ${program}
+    window.__result = result;
+  } catch (e) { window.__error = (e && e.stack) || String(e); }
+})();
+`,
+  );
+  sh(join(root, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn', '--outDir', 'vite-dist'], app);
+  const bundled = await startServer(join(app, 'vite-dist'));
+
   const browser = await launchChromium();
   try {
     const r = await runPage(browser.context, `${server.origin}/index.html`, { prefix: '[chromium]' });
-    console.log(`Chromium: ${r.op} -> [${r.got}] ${r.ok ? 'ok' : 'WRONG'}`);
+    console.log(`Chromium, plain ESM: ${r.op} -> [${r.got}] ${r.ok ? 'ok' : 'WRONG'}`);
     if (!r.ok) failed = true;
+    const v = await runPage(browser.context, `${bundled.origin}/index.html`, { prefix: '[vite]' });
+    console.log(`Chromium, Vite bundle: ${v.op} -> [${v.got}] ${v.ok ? 'ok' : 'WRONG'}`);
+    if (!v.ok) failed = true;
   } finally {
     await browser.close();
     await server.close();
+    await bundled.close();
   }
 } catch (e) {
   console.error(e.stack ?? e);
