@@ -126,6 +126,13 @@ function readOutputs(ctx, len) {
 
 // Backup release for tensors that are garbage-collected without dispose(). Stale handles (already
 // disposed) are ignored by the runtime, so no unregister is needed.
+//
+// Registration is deferred: a new Tensor goes to `pending` (a plain push), and `pending` is flushed
+// (each tensor not disposed by then is registered) at the end of the current job (microtask), or
+// synchronously once it holds FLUSH_AT tensors. `pending` holds its tensors strongly, so none can be
+// collected before it is registered: every tensor that is not disposed still gets its backup release.
+// What this saves is the registry's cost (~0.1 us per tensor in V8, most of it in the GC's handling
+// of weak cells) for the common case of a tensor disposed within the job that made it.
 const tensorRegistry =
   typeof FinalizationRegistry === 'undefined'
     ? null
@@ -137,6 +144,30 @@ const tensorRegistry =
         }
       });
 
+const FLUSH_AT = 1024;
+let pending = [];
+let flushQueued = false;
+
+function flushPending() {
+  flushQueued = false;
+  const list = pending;
+  pending = [];
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i];
+    if (!t._released) tensorRegistry.register(t, t.handle);
+  }
+}
+
+function track(t) {
+  if (tensorRegistry === null) return;
+  if (pending.push(t) >= FLUSH_AT) {
+    flushPending();
+  } else if (!flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flushPending);
+  }
+}
+
 export class Tensor {
   /** @internal use ctx.tensor() or ctx.execute() */
   constructor(ctx, handle, dtype, shape) {
@@ -145,7 +176,9 @@ export class Tensor {
     this.handle = handle;
     this.dtype = dtype;
     this.shape = shape;
-    if (tensorRegistry !== null) tensorRegistry.register(this, handle);
+    /** @internal set by dispose() (a hint for deferred registration; isDisposed asks the runtime) */
+    this._released = false;
+    track(this);
   }
 
   get rank() {
@@ -188,6 +221,7 @@ export class Tensor {
 
   /** Releases the tensor's memory. Idempotent. */
   dispose() {
+    this._released = true;
     tensorDispose(this.handle);
   }
 
