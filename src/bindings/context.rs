@@ -13,6 +13,7 @@ use crate::ops::{self, AttrValue, OpDef};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
 use js_sys::{Array, Object, Reflect};
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
@@ -180,12 +181,13 @@ impl WasmContext {
         let mut inputs = INPUTS.with(|i| std::mem::take(&mut *i.borrow_mut()));
         let result = (|| {
             gather(id, n_inputs, &mut inputs)?;
-            let attrs: Vec<(String, AttrValue)> = if attrs.is_undefined() || attrs.is_null() {
-                Vec::new()
-            } else {
-                attrs::convert(def, attrs, id)?
-            };
-            self.state.with(|c| c.execute(def.name, &inputs, attrs))
+            let attrs: Vec<(Cow<'static, str>, AttrValue)> =
+                if attrs.is_undefined() || attrs.is_null() {
+                    Vec::new()
+                } else {
+                    attrs::convert(def, attrs, id)?
+                };
+            self.state.with(|c| c.execute_op(def, &inputs, attrs))
         })();
         inputs.clear();
         INPUTS.with(|i| *i.borrow_mut() = inputs);
