@@ -469,8 +469,8 @@ export class EagerContext {
       const fetchFn = options.fetch ?? globalThis.fetch;
       const url = resolveUrl(source);
       progress(0);
-      modelJson = new TextDecoder().decode(await fetchBytes(fetchFn, url, null));
-      const paths = callWasm(() => weightPaths(modelJson));
+      modelJson = await fetchBytes(fetchFn, url, null); // UTF-8 bytes, passed to wasm as they are
+      const paths = callWasm(() => weightPaths(utf8(modelJson)));
       const fractions = new Array(paths.length).fill(0);
       const onShard = (i) => (f) => {
         fractions[i] = f;
@@ -498,7 +498,7 @@ export class EagerContext {
     }
     progress(0.9);
     const onRestore = onProgress === null ? undefined : (done, total) => progress(0.9 + (0.1 * done) / (total || 1));
-    const w = callWasm(() => this._w.loadModel(modelJson, weights, onRestore));
+    const w = callWasm(() => this._w.loadModel(utf8(modelJson), weights, onRestore));
     progress(1);
     return new GraphModel(this, w);
   }
@@ -712,12 +712,18 @@ function asBytes(b, what) {
   throw new EagerError('InvalidArgument', `${what} must be an ArrayBuffer or a typed array`);
 }
 
+/** UTF-8 bytes of a string (native TextEncoder: no JS loop over the characters). */
+const ENCODER = new TextEncoder();
+function utf8(s) {
+  return s instanceof Uint8Array ? s : ENCODER.encode(s);
+}
+
 function inMemoryWeights(modelJson, weights) {
   if (weights === undefined || weights === null) return new Uint8Array(0);
   if (Array.isArray(weights)) return concat(weights.map((w, i) => asBytes(w, `weights[${i}]`)));
   if (weights instanceof ArrayBuffer || ArrayBuffer.isView(weights)) return asBytes(weights, 'weights');
   if (typeof weights === 'object') {
-    const paths = callWasm(() => weightPaths(modelJson));
+    const paths = callWasm(() => weightPaths(utf8(modelJson)));
     return concat(
       paths.map((p) => {
         if (!(p in weights)) throw new EagerError('NotFound', `weights for shard '${p}' are missing`);
