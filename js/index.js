@@ -126,6 +126,13 @@ function readOutputs(ctx, len) {
 
 // Backup release for tensors that are garbage-collected without dispose(). Stale handles (already
 // disposed) are ignored by the runtime, so no unregister is needed.
+//
+// Registration is deferred: a new Tensor goes to `pending` (a plain push), and `pending` is flushed
+// (each tensor not disposed by then is registered) at the end of the current job (microtask), or
+// synchronously once it holds FLUSH_AT tensors. `pending` holds its tensors strongly, so none can be
+// collected before it is registered: every tensor that is not disposed still gets its backup release.
+// What this saves is the registry's cost (~0.1 us per tensor in V8, most of it in the GC's handling
+// of weak cells) for the common case of a tensor disposed within the job that made it.
 const tensorRegistry =
   typeof FinalizationRegistry === 'undefined'
     ? null
@@ -137,6 +144,30 @@ const tensorRegistry =
         }
       });
 
+const FLUSH_AT = 1024;
+let pending = [];
+let flushQueued = false;
+
+function flushPending() {
+  flushQueued = false;
+  const list = pending;
+  pending = [];
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i];
+    if (!t._released) tensorRegistry.register(t, t.handle);
+  }
+}
+
+function track(t) {
+  if (tensorRegistry === null) return;
+  if (pending.push(t) >= FLUSH_AT) {
+    flushPending();
+  } else if (!flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flushPending);
+  }
+}
+
 export class Tensor {
   /** @internal use ctx.tensor() or ctx.execute() */
   constructor(ctx, handle, dtype, shape) {
@@ -145,7 +176,9 @@ export class Tensor {
     this.handle = handle;
     this.dtype = dtype;
     this.shape = shape;
-    if (tensorRegistry !== null) tensorRegistry.register(this, handle);
+    /** @internal set by dispose() (a hint for deferred registration; isDisposed asks the runtime) */
+    this._released = false;
+    track(this);
   }
 
   get rank() {
@@ -188,6 +221,7 @@ export class Tensor {
 
   /** Releases the tensor's memory. Idempotent. */
   dispose() {
+    this._released = true;
     tensorDispose(this.handle);
   }
 
@@ -435,8 +469,8 @@ export class EagerContext {
       const fetchFn = options.fetch ?? globalThis.fetch;
       const url = resolveUrl(source);
       progress(0);
-      modelJson = new TextDecoder().decode(await fetchBytes(fetchFn, url, null));
-      const paths = callWasm(() => weightPaths(modelJson));
+      modelJson = await fetchBytes(fetchFn, url, null); // UTF-8 bytes, passed to wasm as they are
+      const paths = callWasm(() => weightPaths(utf8(modelJson)));
       const fractions = new Array(paths.length).fill(0);
       const onShard = (i) => (f) => {
         fractions[i] = f;
@@ -464,7 +498,7 @@ export class EagerContext {
     }
     progress(0.9);
     const onRestore = onProgress === null ? undefined : (done, total) => progress(0.9 + (0.1 * done) / (total || 1));
-    const w = callWasm(() => this._w.loadModel(modelJson, weights, onRestore));
+    const w = callWasm(() => this._w.loadModel(utf8(modelJson), weights, onRestore));
     progress(1);
     return new GraphModel(this, w);
   }
@@ -678,12 +712,18 @@ function asBytes(b, what) {
   throw new EagerError('InvalidArgument', `${what} must be an ArrayBuffer or a typed array`);
 }
 
+/** UTF-8 bytes of a string (native TextEncoder: no JS loop over the characters). */
+const ENCODER = new TextEncoder();
+function utf8(s) {
+  return s instanceof Uint8Array ? s : ENCODER.encode(s);
+}
+
 function inMemoryWeights(modelJson, weights) {
   if (weights === undefined || weights === null) return new Uint8Array(0);
   if (Array.isArray(weights)) return concat(weights.map((w, i) => asBytes(w, `weights[${i}]`)));
   if (weights instanceof ArrayBuffer || ArrayBuffer.isView(weights)) return asBytes(weights, 'weights');
   if (typeof weights === 'object') {
-    const paths = callWasm(() => weightPaths(modelJson));
+    const paths = callWasm(() => weightPaths(utf8(modelJson)));
     return concat(
       paths.map((p) => {
         if (!(p in weights)) throw new EagerError('NotFound', `weights for shard '${p}' are missing`);

@@ -9,10 +9,15 @@ use crate::ops::{AttrType, AttrValue, OpDef, ShapeAttr};
 use crate::status::{invalid_argument, Result, Status};
 use crate::tensor::DType;
 use js_sys::{Array, Object, Reflect, Uint8Array};
+use std::borrow::Cow;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// All attrs of a plain object, converted for `def`.
-pub fn convert(def: &OpDef, attrs: &JsValue, ctx: u32) -> Result<Vec<(String, AttrValue)>> {
+pub fn convert(
+    def: &OpDef,
+    attrs: &JsValue,
+    ctx: u32,
+) -> Result<Vec<(Cow<'static, str>, AttrValue)>> {
     if !attrs.is_object() || Array::is_array(attrs) {
         return Err(not_an_object("attrs", attrs));
     }
@@ -24,10 +29,17 @@ pub fn convert(def: &OpDef, attrs: &JsValue, ctx: u32) -> Result<Vec<(String, At
         if value.is_undefined() {
             continue; // `{ x: undefined }` means "not set", as everywhere in JS
         }
-        let v = match def.attrs.iter().find(|a| a.name == name) {
-            Some(spec) => convert_value(&value, spec.ty, ctx)
-                .map_err(|e| wrong(def, &name, spec.ty, &value, e))?,
-            None => guess(&value),
+        // Declared names are passed on as the op's own `&'static str` (no allocation).
+        let (name, v) = match def.attrs.iter().find(|a| a.name == name) {
+            Some(spec) => (
+                Cow::Borrowed(spec.name),
+                convert_value(&value, spec.ty, ctx)
+                    .map_err(|e| wrong(def, &name, spec.ty, &value, e))?,
+            ),
+            None => {
+                let v = guess(&value);
+                (Cow::Owned(name), v)
+            }
         };
         out.push((name, v));
     }

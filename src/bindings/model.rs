@@ -15,10 +15,17 @@ use wasm_bindgen::prelude::*;
 
 pub(crate) type ModelCell = RefCell<GraphModel>;
 
-/// Shard paths of a `model.json`, in manifest order.
+/// `model.json` bytes as text, decoded as the JS `TextDecoder` would: a leading BOM dropped,
+/// invalid sequences replaced by U+FFFD.
+pub(crate) fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes)
+}
+
+/// Shard paths of a `model.json` (UTF-8 bytes), in manifest order.
 #[wasm_bindgen(js_name = weightPaths)]
-pub fn weight_paths(model_json: &str) -> JsResult<Array> {
-    let paths = GraphModel::weight_paths(model_json).map_err(js)?;
+pub fn weight_paths(model_json: &[u8]) -> JsResult<Array> {
+    let paths = GraphModel::weight_paths(&utf8(model_json)).map_err(js)?;
     Ok(paths.into_iter().map(JsValue::from).collect())
 }
 

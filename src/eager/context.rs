@@ -1,7 +1,7 @@
 //! `EagerContext`: runs ops one at a time by name with TF attrs, through the kernel cache, on
 //! tensors and resources it owns.
 
-use super::cache_key::{CacheKey, CPU_DEVICE};
+use super::cache_key::{KeyProbe, CPU_DEVICE};
 use super::kernel_cache::{CacheOptions, CacheStats, KernelCache};
 use crate::kernels::KernelContext;
 use crate::memory::{self, MemoryReport};
@@ -81,10 +81,21 @@ impl EagerContext {
         inputs: &[Tensor],
         attrs: impl IntoIterator<Item = (S, AttrValue)>,
     ) -> Result<Vec<Tensor>> {
-        let attrs = ops::resolve_attrs(def, inputs, attrs)?;
+        // Resolved attrs live on the stack (heap only for ops with many attrs): a cache hit
+        // allocates nothing for its key.
+        let n = def.attrs.len();
+        let mut inline: [Option<AttrValue>; ops::INLINE_ATTRS] = Default::default();
+        let mut heap: Vec<Option<AttrValue>>;
+        let slots: &mut [Option<AttrValue>] = if n <= ops::INLINE_ATTRS {
+            &mut inline[..n]
+        } else {
+            heap = vec![None; n];
+            &mut heap
+        };
+        ops::resolve_into(def, inputs, attrs, slots)?;
         let kernel = self
             .cache
-            .get_or_instantiate(CacheKey::new(CPU_DEVICE, attrs))?;
+            .get_or_instantiate_probe(KeyProbe::new(CPU_DEVICE, def, slots))?;
         let mut kctx = KernelContext {
             resources: &mut self.resources,
             scope: self.scope,

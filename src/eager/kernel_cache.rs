@@ -1,13 +1,14 @@
 //! The kernel cache: LRU over `CacheKey`s (the `lru` crate), bounded by entries and/or bytes, with an
 //! exclusion set, exact statistics and a churn warning for ops whose keys never repeat.
 
-use super::cache_key::CacheKey;
+use super::cache_key::{CacheKey, KeyLike, KeyProbe};
 use super::distinct::DistinctCounter;
 use crate::kernels::Kernel;
 use crate::memory::heap_bytes;
+use crate::ops::OpDef;
 use crate::status::Result;
 use lru::LruCache;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::rc::Rc;
 
 /// Cache policy; every field can be changed at run time.
@@ -85,12 +86,26 @@ struct Entry {
     bytes: usize,
 }
 
-#[derive(Default)]
 struct OpState {
+    op: &'static str,
     stats: OpCacheStats,
     distinct: DistinctCounter,
     excluded: bool,
 }
+
+enum Found {
+    Hit(Rc<dyn Kernel>),
+    Miss(usize),
+    Bypass,
+}
+
+/// A kernel for one call only (excluded op).
+fn bypass(key: CacheKey) -> Result<Rc<dyn Kernel>> {
+    Ok(Rc::from(key.attrs().def.factory.instantiate(key.attrs())?))
+}
+
+/// No state yet for this op id.
+const UNSEEN: u32 = u32::MAX;
 
 pub struct KernelCache {
     lru: LruCache<CacheKey, Entry>,
@@ -100,7 +115,10 @@ pub struct KernelCache {
     misses: u64,
     evictions: u64,
     bypassed: u64,
-    per_op: HashMap<&'static str, OpState>,
+    /// Per-op figures of the ops seen so far, in first-seen order; `per_op_index[OpDef::id]` is the
+    /// position there (or `UNSEEN`): a vector index on the hit path, no map lookup.
+    per_op: Vec<OpState>,
+    per_op_index: Vec<u32>,
 }
 
 /// Bookkeeping the LRU keeps per entry beyond key and value: list links and a map slot.
@@ -118,8 +136,34 @@ impl KernelCache {
             misses: 0,
             evictions: 0,
             bypassed: 0,
-            per_op: HashMap::new(),
+            per_op: Vec::new(),
+            per_op_index: Vec::new(),
         }
+    }
+
+    /// The state of `def`, made on first sight.
+    fn op_state(&mut self, def: &'static OpDef) -> &mut OpState {
+        let id = def.id as usize;
+        if id >= self.per_op_index.len() {
+            let bound = crate::ops::registry().id_bound().max(id + 1);
+            self.per_op_index.resize(bound, UNSEEN);
+        }
+        let mut at = self.per_op_index[id];
+        if at == UNSEEN {
+            at = self.per_op.len() as u32;
+            self.per_op_index[id] = at;
+            self.per_op.push(OpState {
+                op: def.name,
+                stats: OpCacheStats::default(),
+                distinct: DistinctCounter::default(),
+                excluded: self.options.exclude.contains(def.name),
+            });
+        }
+        &mut self.per_op[at as usize]
+    }
+
+    fn op_state_by_name(&mut self, op: &str) -> Option<&mut OpState> {
+        self.per_op.iter_mut().find(|s| s.op == op)
     }
 
     pub fn options(&self) -> &CacheOptions {
@@ -129,8 +173,8 @@ impl KernelCache {
     /// Applies new options at once: newly excluded ops leave the cache, bounds evict down.
     pub fn set_options(&mut self, options: CacheOptions) {
         self.options = options;
-        for (op, st) in self.per_op.iter_mut() {
-            st.excluded = self.options.exclude.contains(*op);
+        for st in self.per_op.iter_mut() {
+            st.excluded = self.options.exclude.contains(st.op);
         }
         let excluded: Vec<CacheKey> = self
             .lru
@@ -149,29 +193,51 @@ impl KernelCache {
     /// The kernel for `key`: from the cache (hit), made and cached (miss), or made for this call
     /// only (bypass, for excluded ops).
     pub fn get_or_instantiate(&mut self, key: CacheKey) -> Result<Rc<dyn Kernel>> {
-        let op = key.op();
-        let exclude = &self.options.exclude;
-        let st = self.per_op.entry(op).or_insert_with(|| OpState {
-            excluded: exclude.contains(op),
-            ..OpState::default()
-        });
-        st.distinct.insert(key.fingerprint());
+        match self.find(key.attrs().def, key.fingerprint(), &key) {
+            Found::Hit(k) => Ok(k),
+            Found::Bypass => bypass(key),
+            Found::Miss(at) => self.insert(at, key),
+        }
+    }
+
+    /// `get_or_instantiate` for a key borrowed from resolved attr slots: a hit allocates nothing; a
+    /// miss or a bypass moves the slots' values into an owned key.
+    pub fn get_or_instantiate_probe(&mut self, probe: KeyProbe<'_>) -> Result<Rc<dyn Kernel>> {
+        match self.find(probe.def(), probe.fingerprint(), &probe) {
+            Found::Hit(k) => Ok(k),
+            Found::Bypass => bypass(CacheKey::from_probe(probe)),
+            Found::Miss(at) => self.insert(at, CacheKey::from_probe(probe)),
+        }
+    }
+
+    /// Counts the lookup; the kernel on a hit.
+    fn find(&mut self, def: &'static OpDef, fp: u64, key: &dyn KeyLike) -> Found {
+        let st = self.op_state(def);
+        st.distinct.insert(fp);
         if st.excluded {
             st.stats.bypassed += 1;
             self.bypassed += 1;
-            return Ok(Rc::from(key.attrs().def.factory.instantiate(key.attrs())?));
+            return Found::Bypass;
         }
-        if let Some(e) = self.lru.get(&key) {
-            st.stats.hits += 1;
+        let at = self.per_op_index[def.id as usize] as usize;
+        if let Some(e) = self.lru.get(key) {
+            let kernel = e.kernel.clone();
             self.hits += 1;
-            return Ok(e.kernel.clone());
+            self.per_op[at].stats.hits += 1;
+            return Found::Hit(kernel);
         }
-        st.stats.misses += 1;
+        self.per_op[at].stats.misses += 1;
         self.misses += 1;
+        Found::Miss(at)
+    }
+
+    /// A miss: instantiates the kernel for `key` and caches it (`at`: the op's state).
+    fn insert(&mut self, at: usize, key: CacheKey) -> Result<Rc<dyn Kernel>> {
         // The kernel's own heap, measured by the counting allocator: exact, not a guess.
         let before = heap_bytes();
         let kernel: Rc<dyn Kernel> = Rc::from(key.attrs().def.factory.instantiate(key.attrs())?);
         let bytes = heap_bytes().saturating_sub(before) + key.heap_bytes() + ENTRY_OVERHEAD;
+        let st = &mut self.per_op[at];
         st.stats.entries += 1;
         st.stats.bytes += bytes;
         self.bytes += bytes;
@@ -202,7 +268,7 @@ impl KernelCache {
 
     fn account_removal(&mut self, op: &'static str, bytes: usize, eviction: bool) {
         self.bytes -= bytes;
-        if let Some(st) = self.per_op.get_mut(op) {
+        if let Some(st) = self.op_state_by_name(op) {
             st.stats.entries -= 1;
             st.stats.bytes -= bytes;
             if eviction {
@@ -220,7 +286,7 @@ impl KernelCache {
         // A fresh map releases the table's capacity too.
         self.lru = LruCache::unbounded();
         self.bytes = 0;
-        for st in self.per_op.values_mut() {
+        for st in self.per_op.iter_mut() {
             st.stats.entries = 0;
             st.stats.bytes = 0;
         }
@@ -229,7 +295,8 @@ impl KernelCache {
     /// Clears entries and every statistic.
     pub fn reset(&mut self) {
         self.clear();
-        self.per_op = HashMap::new();
+        self.per_op = Vec::new();
+        self.per_op_index = Vec::new();
         self.hits = 0;
         self.misses = 0;
         self.evictions = 0;
@@ -252,17 +319,18 @@ impl KernelCache {
         let mut by_op: Vec<(String, OpCacheStats)> = self
             .per_op
             .iter()
-            .map(|(op, st)| {
+            .map(|st| {
                 let mut s = st.stats.clone();
                 s.distinct_keys = st.distinct.count();
                 s.distinct_exact = st.distinct.is_exact();
-                (op.to_string(), s)
+                (st.op.to_string(), s)
             })
             .collect();
         by_op.sort_by(|a, b| a.0.cmp(&b.0));
+        let excluded = |op: &str| self.per_op.iter().any(|s| s.op == op && s.excluded);
         let warnings = by_op
             .iter()
-            .filter(|(op, _)| !self.per_op[op.as_str()].excluded)
+            .filter(|(op, _)| !excluded(op))
             .filter_map(|(op, s)| churn_warning(op, s))
             .collect();
         CacheStats {

@@ -2,6 +2,7 @@
 //! Only the fields this runtime reads; unknown fields are ignored.
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -30,8 +31,23 @@ pub struct NodeDef {
     pub op: String,
     #[serde(default)]
     pub input: Vec<String>,
+    /// Attr values as their JSON text (syntax checked by the parse), turned into a `Value` only when
+    /// the loader reads one (`attr_json`): most attrs (`_output_shapes`, the `value` of Consts whose
+    /// data comes from the weights, ...) are never read, and a `Value` tree costs an allocation per
+    /// object, key and string.
     #[serde(default)]
-    pub attr: BTreeMap<String, Value>,
+    pub attr: BTreeMap<String, Box<RawValue>>,
+}
+
+impl NodeDef {
+    /// Attr `name` as a JSON value, if the node has it.
+    pub fn attr_json(&self, name: &str) -> Option<Value> {
+        // The text was parsed once already, so this cannot fail; `Null` would be reported by
+        // `AttrValue::from_json` as an unrecognized value.
+        self.attr
+            .get(name)
+            .map(|raw| serde_json::from_str(raw.get()).unwrap_or(Value::Null))
+    }
 }
 
 #[derive(Debug, Deserialize)]

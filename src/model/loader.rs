@@ -121,8 +121,8 @@ fn default_signature(nodes: &[NodeDef]) -> Result<(Vec<TensorInfo>, Vec<TensorIn
     for n in nodes {
         if n.op == "Placeholder" {
             let dtype = n
-                .attr
-                .get("dtype")
+                .attr_json("dtype")
+                .as_ref()
                 .map(AttrValue::from_json)
                 .transpose()?
                 .and_then(|v| match v {
@@ -130,7 +130,12 @@ fn default_signature(nodes: &[NodeDef]) -> Result<(Vec<TensorInfo>, Vec<TensorIn
                     _ => None,
                 })
                 .unwrap_or(DType::Float32);
-            let shape = match n.attr.get("shape").map(AttrValue::from_json).transpose()? {
+            let shape = match n
+                .attr_json("shape")
+                .as_ref()
+                .map(AttrValue::from_json)
+                .transpose()?
+            {
                 Some(AttrValue::Shape(s)) => s,
                 _ => None,
             };
@@ -157,8 +162,8 @@ fn default_signature(nodes: &[NodeDef]) -> Result<(Vec<TensorInfo>, Vec<TensorIn
 fn node_attrs(n: &NodeDef, def: &'static ops::OpDef) -> Result<Vec<(&'static str, AttrValue)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
-        if let Some(v) = n.attr.get(spec.name) {
-            let value = AttrValue::from_json(v)
+        if let Some(v) = n.attr_json(spec.name) {
+            let value = AttrValue::from_json(&v)
                 .and_then(|v| {
                     v.coerce(spec.ty).map_err(|v| {
                         invalid_argument(format!(
@@ -251,20 +256,22 @@ pub fn load<W: WeightSource + ?Sized>(
         let plan = if let Some(&k) = feed_of.get(&i) {
             Plan::Feed(k)
         } else if n.op == "Const" {
-            match (weight_of.get(n.name.as_str()), n.attr.get("value")) {
+            match (weight_of.get(n.name.as_str()), n.attr.contains_key("value")) {
                 (Some(&w), _) => Plan::Weight(w),
-                (None, Some(v)) => match AttrValue::from_json(v)
-                    .map_err(|e| e.context(format!("node '{}'", n.name)))?
-                {
-                    AttrValue::Tensor(t) => Plan::Constant(t),
-                    _ => {
-                        return Err(invalid_argument(format!(
-                            "Const node '{}' has a non-tensor value",
-                            n.name
-                        )))
+                (None, true) => {
+                    match AttrValue::from_json(&n.attr_json("value").unwrap_or_default())
+                        .map_err(|e| e.context(format!("node '{}'", n.name)))?
+                    {
+                        AttrValue::Tensor(t) => Plan::Constant(t),
+                        _ => {
+                            return Err(invalid_argument(format!(
+                                "Const node '{}' has a non-tensor value",
+                                n.name
+                            )))
+                        }
                     }
-                },
-                (None, None) => {
+                }
+                (None, false) => {
                     return Err(invalid_argument(format!(
                         "Const node '{}' has no weight in the manifest and no value",
                         n.name

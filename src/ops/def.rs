@@ -31,6 +31,11 @@ pub struct ArgDef {
     pub name: &'static str,
     pub ty: ArgType,
     pub count: ArgCount,
+    /// Index in `OpDef::attrs` of the type attr (`ArgType::Attr`) or `list(type)` attr
+    /// (`ArgCount::TypeList`); set by `OpBuilder::build`.
+    pub ty_index: Option<usize>,
+    /// Index of the count attr of an `ArgCount::Number` input; set by `OpBuilder::build`.
+    pub count_index: Option<usize>,
 }
 
 /// A default value, in a form that can live in a `static`-like table.
@@ -66,6 +71,8 @@ impl AttrDefault {
 #[derive(Debug, Clone)]
 pub struct AttrDef {
     pub name: &'static str,
+    /// `fast_hash(name)`, precomputed for the cache key fingerprint; set by `OpBuilder::build`.
+    pub name_hash: u64,
     pub ty: AttrType,
     pub default: Option<AttrDefault>,
     /// For type attrs: the dtypes the op accepts (empty: any).
@@ -85,6 +92,13 @@ pub struct OpFlags {
 
 pub struct OpDef {
     pub name: &'static str,
+    /// Dense index of the op in the registry (per-op statistics are a vector indexed by it).
+    pub id: u32,
+    /// `fast_hash(name)`, precomputed for the cache key fingerprint.
+    pub name_hash: u64,
+    /// Inputs that take exactly one tensor; `has_list`: one input takes a list.
+    pub fixed_inputs: usize,
+    pub has_list: bool,
     pub inputs: Vec<ArgDef>,
     pub attrs: Vec<AttrDef>,
     pub flags: OpFlags,
@@ -107,6 +121,10 @@ impl OpBuilder {
         OpBuilder {
             def: OpDef {
                 name,
+                id: 0,
+                name_hash: 0,
+                fixed_inputs: 0,
+                has_list: false,
                 inputs: Vec::new(),
                 attrs: Vec::new(),
                 flags: OpFlags::default(),
@@ -121,6 +139,8 @@ impl OpBuilder {
             name,
             ty: ArgType::Attr(ty_attr),
             count: ArgCount::One,
+            ty_index: None,
+            count_index: None,
         });
         self
     }
@@ -130,6 +150,8 @@ impl OpBuilder {
             name,
             ty: ArgType::Fixed(dtype),
             count: ArgCount::One,
+            ty_index: None,
+            count_index: None,
         });
         self
     }
@@ -151,6 +173,8 @@ impl OpBuilder {
             name,
             ty: ArgType::Attr(ty_attr),
             count: ArgCount::Number { attr: n_attr, min },
+            ty_index: None,
+            count_index: None,
         });
         self.attr(n_attr, AttrType::Int, None)
     }
@@ -161,6 +185,8 @@ impl OpBuilder {
             name,
             ty: ArgType::Attr(types_attr),
             count: ArgCount::TypeList(types_attr),
+            ty_index: None,
+            count_index: None,
         });
         self.attr(types_attr, AttrType::ListType, None)
     }
@@ -168,6 +194,7 @@ impl OpBuilder {
     pub fn attr(mut self, name: &'static str, ty: AttrType, default: Option<AttrDefault>) -> Self {
         self.def.attrs.push(AttrDef {
             name,
+            name_hash: 0,
             ty,
             default,
             allowed: &[],
@@ -180,6 +207,7 @@ impl OpBuilder {
     pub fn type_attr(mut self, name: &'static str, allowed: &'static [DType]) -> Self {
         self.def.attrs.push(AttrDef {
             name,
+            name_hash: 0,
             ty: AttrType::Type,
             default: None,
             allowed,
@@ -226,6 +254,7 @@ impl OpBuilder {
     ) -> Self {
         self.def.attrs.push(AttrDef {
             name,
+            name_hash: 0,
             ty: AttrType::String,
             default: default.map(AttrDefault::Str),
             allowed: &[],
@@ -248,7 +277,33 @@ impl OpBuilder {
         self
     }
 
-    pub fn build(self) -> OpDef {
+    /// Finishes the definition: precomputed hashes and attr indices for the dispatch path.
+    pub fn build(mut self) -> OpDef {
+        let d = &mut self.def;
+        d.name_hash = crate::ops::fast_hash(d.name);
+        for a in &mut d.attrs {
+            a.name_hash = crate::ops::fast_hash(a.name);
+        }
+        let index = |attrs: &[AttrDef], n: &str| attrs.iter().position(|a| a.name == n);
+        for i in 0..d.inputs.len() {
+            let arg = d.inputs[i];
+            let ty_index = match (arg.count, arg.ty) {
+                (ArgCount::TypeList(a), _) | (_, ArgType::Attr(a)) => index(&d.attrs, a),
+                _ => None,
+            };
+            let count_index = match arg.count {
+                ArgCount::Number { attr, .. } => index(&d.attrs, attr),
+                _ => None,
+            };
+            d.inputs[i].ty_index = ty_index;
+            d.inputs[i].count_index = count_index;
+        }
+        d.fixed_inputs = d
+            .inputs
+            .iter()
+            .filter(|a| matches!(a.count, ArgCount::One))
+            .count();
+        d.has_list = d.fixed_inputs < d.inputs.len();
         self.def
     }
 }

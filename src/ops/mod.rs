@@ -10,16 +10,53 @@ pub use def::{ArgCount, ArgType, AttrDef, AttrDefault, OpBuilder, OpDef, OpFlags
 use crate::status::{invalid_argument, not_found, Result};
 use crate::tensor::{DType, Tensor};
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash};
 use std::sync::OnceLock;
 
+/// The fixed, fast hasher of the dispatch path (foldhash, already in the tree through `lru`'s
+/// hashbrown): cache key fingerprints, per-op figures and op lookup by name. Fixed seed, so a
+/// fingerprint is the same on every run; not DoS-resistant, which nothing here needs (keys come from
+/// the page itself, and the cache compares full keys on a fingerprint match).
+pub type FastState = foldhash::fast::FixedState;
+
+pub const FAST_SEED: u64 = 0x243f_6a88_85a3_08d3;
+
+pub fn fast_state() -> FastState {
+    foldhash::fast::FixedState::with_seed(FAST_SEED)
+}
+
+pub fn fast_hash(v: impl Hash) -> u64 {
+    fast_state().hash_one(v)
+}
+
+/// A `BuildHasher` for maps keyed by the dispatch path (`Default`, so maps can be built with `new`-like
+/// constructors).
+#[derive(Clone, Copy, Default)]
+pub struct FastBuild;
+
+impl BuildHasher for FastBuild {
+    type Hasher = <FastState as BuildHasher>::Hasher;
+    fn build_hasher(&self) -> Self::Hasher {
+        fast_state().build_hasher()
+    }
+}
+
 pub struct Registry {
-    ops: HashMap<&'static str, OpDef>,
+    ops: HashMap<&'static str, OpDef, FastBuild>,
+    next_id: u32,
 }
 
 impl Registry {
     pub fn add(&mut self, op: OpBuilder) {
-        let def = op.build();
+        let mut def = op.build();
+        def.id = self.next_id;
+        self.next_id += 1;
         self.ops.insert(def.name, def);
+    }
+
+    /// One more than the largest `OpDef::id`.
+    pub fn id_bound(&self) -> usize {
+        self.next_id as usize
     }
 
     pub fn get(&self, name: &str) -> Option<&OpDef> {
@@ -38,7 +75,8 @@ pub fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(|| {
         let mut reg = Registry {
-            ops: HashMap::new(),
+            ops: HashMap::with_hasher(FastBuild),
+            next_id: 0,
         };
         crate::kernels::register_all(&mut reg);
         reg
@@ -185,6 +223,9 @@ impl NodeAttrs {
     }
 }
 
+/// Ops with at most this many attrs resolve into a stack array (no allocation on the hit path).
+pub const INLINE_ATTRS: usize = 12;
+
 /// Validates caller attrs against `def`, infers type and count attrs from `inputs`, fills defaults.
 /// Attrs whose name starts with `_` are TF-internal annotations and are ignored.
 pub fn resolve_attrs<S: AsRef<str>>(
@@ -192,8 +233,39 @@ pub fn resolve_attrs<S: AsRef<str>>(
     inputs: &[Tensor],
     given: impl IntoIterator<Item = (S, AttrValue)>,
 ) -> Result<NodeAttrs> {
-    let op = def.name;
     let mut slots: Vec<Option<AttrValue>> = vec![None; def.attrs.len()];
+    resolve_into(def, inputs, given, &mut slots)?;
+    Ok(NodeAttrs::from_slots(def, &mut slots))
+}
+
+impl NodeAttrs {
+    /// Takes the values out of slots filled by `resolve_into` (all `Some`).
+    pub fn from_slots(def: &'static OpDef, slots: &mut [Option<AttrValue>]) -> NodeAttrs {
+        NodeAttrs {
+            def,
+            values: slots
+                .iter_mut()
+                .map(|s| s.take().expect("resolve_into fills every slot"))
+                .collect(),
+        }
+    }
+
+    /// The value of attr `i` (canonical order).
+    pub fn value(&self, i: usize) -> &AttrValue {
+        &self.values[i]
+    }
+}
+
+/// `resolve_attrs` into caller-provided slots (`def.attrs.len()` of them, all `None`): on success
+/// every slot is `Some`, in the op's declared (canonical) order.
+pub fn resolve_into<S: AsRef<str>>(
+    def: &'static OpDef,
+    inputs: &[Tensor],
+    given: impl IntoIterator<Item = (S, AttrValue)>,
+    slots: &mut [Option<AttrValue>],
+) -> Result<()> {
+    let op = def.name;
+    debug_assert_eq!(slots.len(), def.attrs.len());
     for (name, value) in given {
         let name = name.as_ref();
         let Some(i) = def.attr_index(name) else {
@@ -222,13 +294,11 @@ pub fn resolve_attrs<S: AsRef<str>>(
         check_one_of(op, spec, &value)?;
         slots[i] = Some(value);
     }
-    bind_inputs(def, inputs, &mut slots)?;
-    let mut values = Vec::with_capacity(slots.len());
-    for (spec, slot) in def.attrs.iter().zip(slots) {
-        let v = match slot {
-            Some(v) => v,
-            None => match spec.default {
-                Some(d) => d.value(spec.ty),
+    bind_inputs(def, inputs, slots)?;
+    for (spec, slot) in def.attrs.iter().zip(slots.iter_mut()) {
+        if slot.is_none() {
+            match spec.default {
+                Some(d) => *slot = Some(d.value(spec.ty)),
                 None => {
                     return Err(invalid_argument(format!(
                         "op {op} requires attr '{}' ({})",
@@ -236,10 +306,10 @@ pub fn resolve_attrs<S: AsRef<str>>(
                         spec.ty.name()
                     )))
                 }
-            },
-        };
-        if let AttrValue::Type(t) = v {
-            if !spec.allowed.is_empty() && !spec.allowed.contains(&t) {
+            }
+        }
+        if let Some(AttrValue::Type(t)) = slot {
+            if !spec.allowed.is_empty() && !spec.allowed.contains(t) {
                 let allowed: Vec<_> = spec.allowed.iter().map(|d| d.name()).collect();
                 return Err(invalid_argument(format!(
                     "op {op} does not support {t} for attr '{}' (supported: {})",
@@ -248,9 +318,8 @@ pub fn resolve_attrs<S: AsRef<str>>(
                 )));
             }
         }
-        values.push(v);
     }
-    Ok(NodeAttrs { def, values })
+    Ok(())
 }
 
 fn check_one_of(op: &str, spec: &AttrDef, value: &AttrValue) -> Result<()> {
@@ -270,12 +339,8 @@ fn check_one_of(op: &str, spec: &AttrDef, value: &AttrValue) -> Result<()> {
 /// Splits `inputs` over the declared args and infers/checks their type and count attrs.
 fn bind_inputs(def: &OpDef, inputs: &[Tensor], slots: &mut [Option<AttrValue>]) -> Result<()> {
     let op = def.name;
-    let fixed = def
-        .inputs
-        .iter()
-        .filter(|a| matches!(a.count, ArgCount::One))
-        .count();
-    let has_list = fixed < def.inputs.len();
+    let fixed = def.fixed_inputs;
+    let has_list = def.has_list;
     if (!has_list && inputs.len() != fixed) || inputs.len() < fixed {
         let names: Vec<_> = def.inputs.iter().map(|a| a.name).collect();
         return Err(invalid_argument(format!(
@@ -298,7 +363,14 @@ fn bind_inputs(def: &OpDef, inputs: &[Tensor], slots: &mut [Option<AttrValue>]) 
         match (arg.count, arg.ty) {
             (ArgCount::TypeList(attr), _) => {
                 let types: Vec<DType> = group.iter().map(Tensor::dtype).collect();
-                bind_attr(def, slots, attr, AttrValue::ListType(types), arg.name)?;
+                bind_attr(
+                    def,
+                    slots,
+                    arg.ty_index,
+                    attr,
+                    AttrValue::ListType(types),
+                    arg.name,
+                )?;
             }
             (count, ty) => {
                 if let ArgCount::Number { attr: n_attr, min } = count {
@@ -310,7 +382,14 @@ fn bind_inputs(def: &OpDef, inputs: &[Tensor], slots: &mut [Option<AttrValue>]) 
                             group.len()
                         )));
                     }
-                    bind_attr(def, slots, n_attr, AttrValue::Int(n as i64), arg.name)?;
+                    bind_attr(
+                        def,
+                        slots,
+                        arg.count_index,
+                        n_attr,
+                        AttrValue::Int(n as i64),
+                        arg.name,
+                    )?;
                 }
                 for t in group {
                     match ty {
@@ -322,9 +401,24 @@ fn bind_inputs(def: &OpDef, inputs: &[Tensor], slots: &mut [Option<AttrValue>]) 
                             )))
                         }
                         ArgType::Fixed(_) => {}
-                        ArgType::Attr(attr) => {
-                            bind_attr(def, slots, attr, AttrValue::Type(t.dtype()), arg.name)?
-                        }
+                        // Fast path: the type attr is unset, or set to this very dtype.
+                        ArgType::Attr(_)
+                            if arg.ty_index.is_some_and(|i| match &slots[i] {
+                                None => {
+                                    slots[i] = Some(AttrValue::Type(t.dtype()));
+                                    true
+                                }
+                                Some(AttrValue::Type(d)) => *d == t.dtype(),
+                                Some(_) => false,
+                            }) => {}
+                        ArgType::Attr(attr) => bind_attr(
+                            def,
+                            slots,
+                            arg.ty_index,
+                            attr,
+                            AttrValue::Type(t.dtype()),
+                            arg.name,
+                        )?,
                     }
                 }
             }
@@ -333,15 +427,16 @@ fn bind_inputs(def: &OpDef, inputs: &[Tensor], slots: &mut [Option<AttrValue>]) 
     Ok(())
 }
 
+/// Binds an inferred value to attr `index` (precomputed; `None`: the op declares no attr `attr`).
 fn bind_attr(
     def: &OpDef,
     slots: &mut [Option<AttrValue>],
+    index: Option<usize>,
     attr: &str,
     inferred: AttrValue,
     input: &str,
 ) -> Result<()> {
-    let i = def
-        .attr_index(attr)
+    let i = index
         .ok_or_else(|| invalid_argument(format!("op {} declares no attr '{attr}'", def.name)))?;
     match &slots[i] {
         Some(v) if *v != inferred => Err(invalid_argument(format!(

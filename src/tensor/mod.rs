@@ -181,7 +181,7 @@ impl Tensor {
     pub fn from_slice<T: Element>(dims: &[usize], v: &[T]) -> Result<Tensor> {
         let mut data = try_with_capacity::<T>(v.len())?;
         data.extend_from_slice(v);
-        Tensor::from_vec(Shape::new(dims.to_vec())?, data)
+        Tensor::from_vec(Shape::from_dims(dims)?, data)
     }
 
     pub fn scalar<T: Element>(v: T) -> Tensor {

@@ -6,24 +6,94 @@ use crate::status::{invalid_argument, resource_exhausted, Result};
 /// `isize`, so byte sizes can be computed unchecked once a shape exists. Allocation is checked again.
 pub const MAX_ELEMENTS: usize = (isize::MAX as usize) / 8;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+/// Ranks up to this are stored inline: making or cloning such a shape allocates nothing (every op
+/// output and every tensor clone carries one).
+const INLINE_RANK: usize = 6;
+
+#[derive(Clone)]
+enum Dims {
+    Inline(u8, [usize; INLINE_RANK]),
+    Heap(Vec<usize>),
+}
+
+#[derive(Clone)]
 pub struct Shape {
-    dims: Vec<usize>,
+    dims: Dims,
     num_elements: usize,
+}
+
+impl Default for Shape {
+    fn default() -> Shape {
+        Shape {
+            dims: Dims::Inline(0, [0; INLINE_RANK]),
+            num_elements: 0,
+        }
+    }
+}
+
+impl PartialEq for Shape {
+    fn eq(&self, other: &Shape) -> bool {
+        self.dims() == other.dims()
+    }
+}
+
+impl Eq for Shape {}
+
+impl std::hash::Hash for Shape {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.dims().hash(h);
+        self.num_elements.hash(h);
+    }
+}
+
+impl std::fmt::Debug for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shape")
+            .field("dims", &self.dims())
+            .field("num_elements", &self.num_elements)
+            .finish()
+    }
 }
 
 impl Shape {
     pub fn scalar() -> Shape {
         Shape {
-            dims: Vec::new(),
+            dims: Dims::Inline(0, [0; INLINE_RANK]),
             num_elements: 1,
         }
     }
 
     /// From dims that are already non-negative; fails if the element count overflows.
     pub fn new(dims: Vec<usize>) -> Result<Shape> {
+        let num_elements = Self::count(&dims)?;
+        let dims = if dims.len() <= INLINE_RANK {
+            Self::inline(&dims)
+        } else {
+            Dims::Heap(dims)
+        };
+        Ok(Shape { dims, num_elements })
+    }
+
+    /// `new` from a slice (no allocation up to rank 6).
+    pub fn from_dims(dims: &[usize]) -> Result<Shape> {
+        let num_elements = Self::count(dims)?;
+        let dims = if dims.len() <= INLINE_RANK {
+            Self::inline(dims)
+        } else {
+            Dims::Heap(dims.to_vec())
+        };
+        Ok(Shape { dims, num_elements })
+    }
+
+    fn inline(dims: &[usize]) -> Dims {
+        let mut a = [0; INLINE_RANK];
+        a[..dims.len()].copy_from_slice(dims);
+        Dims::Inline(dims.len() as u8, a)
+    }
+
+    fn count(dims: &[usize]) -> Result<usize> {
         let mut n: usize = 1;
-        for &d in &dims {
+        for &d in dims {
             n = n
                 .checked_mul(d)
                 .filter(|&n| n <= MAX_ELEMENTS)
@@ -31,10 +101,7 @@ impl Shape {
                     resource_exhausted(format!("shape {dims:?} has too many elements to allocate"))
                 })?;
         }
-        Ok(Shape {
-            dims,
-            num_elements: n,
-        })
+        Ok(n)
     }
 
     /// From signed dims as they come from JSON/JS; negative dims are an error here.
@@ -54,11 +121,14 @@ impl Shape {
     }
 
     pub fn dims(&self) -> &[usize] {
-        &self.dims
+        match &self.dims {
+            Dims::Inline(n, a) => &a[..*n as usize],
+            Dims::Heap(v) => v,
+        }
     }
 
     pub fn rank(&self) -> usize {
-        self.dims.len()
+        self.dims().len()
     }
 
     pub fn num_elements(&self) -> usize {
@@ -66,7 +136,7 @@ impl Shape {
     }
 
     pub fn dim(&self, i: usize) -> usize {
-        self.dims[i]
+        self.dims()[i]
     }
 
     /// Normalizes a possibly negative axis against `rank` (TF semantics), or fails naming the range.
@@ -82,9 +152,10 @@ impl Shape {
 
     /// Row-major strides in elements.
     pub fn strides(&self) -> Vec<usize> {
-        let mut s = vec![1usize; self.dims.len()];
-        for i in (0..self.dims.len().saturating_sub(1)).rev() {
-            s[i] = s[i + 1] * self.dims[i + 1];
+        let dims = self.dims();
+        let mut s = vec![1usize; dims.len()];
+        for i in (0..dims.len().saturating_sub(1)).rev() {
+            s[i] = s[i + 1] * dims[i + 1];
         }
         s
     }
@@ -92,6 +163,6 @@ impl Shape {
 
 impl std::fmt::Display for Shape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", self.dims)
+        write!(f, "{:?}", self.dims())
     }
 }

@@ -181,7 +181,7 @@ fn int_output(dtype: DType, dims: &[usize], v: &[i64], what: &str) -> Result<Ten
                     ))
                 })?);
             }
-            Tensor::from_vec(Shape::new(dims.to_vec())?, out)
+            Tensor::from_vec(Shape::from_dims(dims)?, out)
         }
         DType::Int64 => Tensor::from_slice(dims, v),
         other => Err(invalid_argument(format!(
@@ -219,7 +219,7 @@ mod tests {
     use super::*;
 
     fn s(d: &[usize]) -> Shape {
-        Shape::new(d.to_vec()).unwrap()
+        Shape::from_dims(d).unwrap()
     }
 
     #[test]

@@ -12,7 +12,9 @@ use crate::ops::{AttrDefault, AttrType, NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::{try_alloc, DType, Tensor};
 
-/// The step before the activation.
+/// The step before the activation. (One per fused kernel: the size difference between variants is
+/// irrelevant.)
+#[allow(clippy::large_enum_variant)]
 enum Pre {
     None,
     Bias(Tensor),
