@@ -62,20 +62,50 @@ fn attr(b: &mut Bytes, declared: AttrType) -> AttrValue {
         (0, _) | (255, AttrType::Int) => AttrValue::Int(b.i64()),
         (1, _) | (255, AttrType::Float) => AttrValue::Float(b.f32()),
         (2, _) | (255, AttrType::Bool) => AttrValue::Bool(b.u8() & 1 == 1),
-        (3, _) | (255, AttrType::Type) => {
-            AttrValue::Type([DType::Float32, DType::Int32, DType::Int64, DType::Bool][b.u8() as usize % 4])
-        }
+        (3, _) | (255, AttrType::Type) => AttrValue::Type(
+            [DType::Float32, DType::Int32, DType::Int64, DType::Bool][b.u8() as usize % 4],
+        ),
         (4, _) | (255, AttrType::ListInt) => AttrValue::ListInt(small_ints(b)),
         (5, _) | (255, AttrType::String) => {
-            let options = ["SAME", "VALID", "EXPLICIT", "NHWC", "NCHW", "", "REFLECT", "SYMMETRIC"];
+            let options = [
+                "SAME",
+                "VALID",
+                "EXPLICIT",
+                "NHWC",
+                "NCHW",
+                "",
+                "REFLECT",
+                "SYMMETRIC",
+            ];
             AttrValue::Str(options[b.u8() as usize % options.len()].as_bytes().to_vec())
         }
         (6, _) | (255, AttrType::ListString) => {
-            let ops = ["BiasAdd", "Relu", "Relu6", "Elu", "LeakyRelu", "Prelu", "FusedBatchNorm", "Sigmoid", "Tanh", "Bogus"];
-            AttrValue::ListStr((0..b.u8() % 3).map(|_| ops[b.u8() as usize % ops.len()].as_bytes().to_vec()).collect())
+            let ops = [
+                "BiasAdd",
+                "Relu",
+                "Relu6",
+                "Elu",
+                "LeakyRelu",
+                "Prelu",
+                "FusedBatchNorm",
+                "Sigmoid",
+                "Tanh",
+                "Bogus",
+            ];
+            AttrValue::ListStr(
+                (0..b.u8() % 3)
+                    .map(|_| ops[b.u8() as usize % ops.len()].as_bytes().to_vec())
+                    .collect(),
+            )
         }
-        (_, AttrType::Shape) => AttrValue::Shape(if b.u8() % 5 == 0 { None } else { Some(small_ints(b)) }),
-        (_, AttrType::ListFloat) => AttrValue::ListFloat((0..b.u8() % 4).map(|_| b.f32()).collect()),
+        (_, AttrType::Shape) => AttrValue::Shape(if b.u8() % 5 == 0 {
+            None
+        } else {
+            Some(small_ints(b))
+        }),
+        (_, AttrType::ListFloat) => {
+            AttrValue::ListFloat((0..b.u8() % 4).map(|_| b.f32()).collect())
+        }
         (_, AttrType::Tensor) => AttrValue::Tensor(tensor(b)),
         _ => AttrValue::ListInt(small_ints(b)),
     }

@@ -36,37 +36,57 @@ fn pick<'a>(v: &'a mut Value, b: u8) -> Option<&'a mut Value> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, edits)) = data.split_first() else { return };
+    let Some((&which, edits)) = data.split_first() else {
+        return;
+    };
     let (json, weights) = MODELS[which as usize % MODELS.len()];
     let mut doc: Value = serde_json::from_str(json).unwrap();
+    let node_names: Vec<String> = doc["modelTopology"]["node"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["name"].as_str().unwrap().to_string())
+        .collect();
+    let doc_node_name = |i: u8| node_names[i as usize % node_names.len()].clone();
     let mut weights = weights.to_vec();
     let names = registry().names();
     for e in edits.chunks(3) {
         let (kind, x, y) = (e[0], *e.get(1).unwrap_or(&0), *e.get(2).unwrap_or(&0));
         match kind % 10 {
-            0 => if let Some(n) = pick(&mut doc, x) { n["op"] = json!(names[y as usize % names.len()]) },
-            1 => if let Some(n) = pick(&mut doc, x) {
-                let target = format!("{}:{}", doc_node_name(json, y), y % 3);
-                if let Some(inputs) = n["input"].as_array_mut() {
-                    if !inputs.is_empty() { let i = y as usize % inputs.len(); inputs[i] = json!(target); }
+            0 => {
+                if let Some(n) = pick(&mut doc, x) {
+                    n["op"] = json!(names[y as usize % names.len()])
                 }
-            },
-            2 => if let Some(n) = pick(&mut doc, x) {
-                if let Some(attrs) = n["attr"].as_object_mut() {
-                    let keys: Vec<String> = attrs.keys().cloned().collect();
-                    if !keys.is_empty() {
-                        let k = &keys[y as usize % keys.len()];
-                        attrs[k] = match y % 6 {
-                            0 => json!({"i": (y as i64 - 128).to_string()}),
-                            1 => json!({"list": {"i": ["1", "-1", "0", "9999999999"]}}),
-                            2 => json!({"s": "!!notbase64"}),
-                            3 => json!({"type": "DT_INT64"}),
-                            4 => json!({"shape": {"dim": [{"size": "-7"}]}}),
-                            _ => json!({"f": 1e30}),
-                        };
+            }
+            1 => {
+                if let Some(n) = pick(&mut doc, x) {
+                    let target = format!("{}:{}", doc_node_name(y), y % 3);
+                    if let Some(inputs) = n["input"].as_array_mut() {
+                        if !inputs.is_empty() {
+                            let i = y as usize % inputs.len();
+                            inputs[i] = json!(target);
+                        }
                     }
                 }
-            },
+            }
+            2 => {
+                if let Some(n) = pick(&mut doc, x) {
+                    if let Some(attrs) = n["attr"].as_object_mut() {
+                        let keys: Vec<String> = attrs.keys().cloned().collect();
+                        if !keys.is_empty() {
+                            let k = &keys[y as usize % keys.len()];
+                            attrs[k] = match y % 6 {
+                                0 => json!({"i": (y as i64 - 128).to_string()}),
+                                1 => json!({"list": {"i": ["1", "-1", "0", "9999999999"]}}),
+                                2 => json!({"s": "!!notbase64"}),
+                                3 => json!({"type": "DT_INT64"}),
+                                4 => json!({"shape": {"dim": [{"size": "-7"}]}}),
+                                _ => json!({"f": 1e30}),
+                            };
+                        }
+                    }
+                }
+            }
             3 => {
                 let w = &mut doc["weightsManifest"][0]["weights"];
                 if let Some(ws) = w.as_array_mut() {
@@ -74,16 +94,32 @@ fuzz_target!(|data: &[u8]| {
                         let i = x as usize % ws.len();
                         match y % 4 {
                             0 => ws[i]["shape"] = json!([y, x]),
-                            1 => ws[i]["dtype"] = json!(["int32", "bool", "float16", "int64"][x as usize % 4]),
-                            2 => ws[i]["quantization"] = json!({"dtype": "uint8", "min": -1.0, "scale": 0.01}),
+                            1 => {
+                                ws[i]["dtype"] =
+                                    json!(["int32", "bool", "float16", "int64"][x as usize % 4])
+                            }
+                            2 => {
+                                ws[i]["quantization"] =
+                                    json!({"dtype": "uint8", "min": -1.0, "scale": 0.01})
+                            }
                             _ => ws[i]["shape"] = json!([-1]),
                         }
                     }
                 }
             }
             4 => weights.truncate(weights.len().saturating_sub(x as usize * 16)),
-            5 => if let Some(n) = pick(&mut doc, x) { n["name"] = json!(doc_node_name(json, y)) },
-            6 => if let Some(n) = pick(&mut doc, x) { if let Some(i) = n["input"].as_array_mut() { i.push(json!(format!("^{}", doc_node_name(json, y)))) } },
+            5 => {
+                if let Some(n) = pick(&mut doc, x) {
+                    n["name"] = json!(doc_node_name(y))
+                }
+            }
+            6 => {
+                if let Some(n) = pick(&mut doc, x) {
+                    if let Some(i) = n["input"].as_array_mut() {
+                        i.push(json!(format!("^{}", doc_node_name(y))))
+                    }
+                }
+            }
             7 => doc["signature"]["inputs"] = json!({}),
             8 => {
                 let i = x as usize * 31 % weights.len().max(1);
@@ -91,21 +127,36 @@ fuzz_target!(|data: &[u8]| {
                     *b = y;
                 }
             }
-            _ => if let Some(n) = pick(&mut doc, x) { n["input"] = json!([]) },
+            _ => {
+                if let Some(n) = pick(&mut doc, x) {
+                    n["input"] = json!([])
+                }
+            }
         }
     }
     let mut ctx = EagerContext::default();
     let text = doc.to_string();
     match GraphModel::load(&mut ctx, &text, &weights, &mut |_, _| {}) {
-        Err(_) => assert_eq!(ctx.memory().num_resources, 0, "failed load leaked resources"),
+        Err(_) => assert_eq!(
+            ctx.memory().num_resources,
+            0,
+            "failed load leaked resources"
+        ),
         Ok(mut model) => {
             let feeds: Vec<(String, Tensor)> = model
                 .inputs()
                 .iter()
                 .map(|i| {
-                    let dims: Vec<usize> = i.shape.clone().unwrap_or_default().iter().map(|&d| if d < 0 { 1 } else { (d as usize).min(64) }).collect();
+                    let dims: Vec<usize> = i
+                        .shape
+                        .clone()
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|&d| if d < 0 { 1 } else { (d as usize).min(64) })
+                        .collect();
                     let n: usize = dims.iter().product();
-                    let t = Tensor::from_slice(&dims, &vec![0.5f32; n]).unwrap_or_else(|_| Tensor::scalar(0.5f32));
+                    let t = Tensor::from_slice(&dims, &vec![0.5f32; n])
+                        .unwrap_or_else(|_| Tensor::scalar(0.5f32));
                     (i.name.clone(), t)
                 })
                 .collect();
@@ -115,10 +166,3 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
-
-/// Some node name of the original model (so edits create plausible references and duplicates).
-fn doc_node_name(json: &str, i: u8) -> String {
-    let doc: Value = serde_json::from_str(json).unwrap();
-    let nodes = doc["modelTopology"]["node"].as_array().unwrap();
-    nodes[i as usize % nodes.len()]["name"].as_str().unwrap().to_string()
-}
