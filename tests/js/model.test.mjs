@@ -166,3 +166,35 @@ test('failed loads are EagerErrors and leave nothing allocated', async () => {
   assert.equal(m1.numResources, m0.numResources);
   ctx.dispose();
 });
+
+test('bad predict calls and huge outputs are EagerErrors; the context keeps working, heap unchanged', async () => {
+  const ctx = new EagerContext();
+  const { modelJson, shards, reference } = loadFixture('mlp');
+  const model = await ctx.loadGraphModel({ modelJson, weights: shards[0] });
+  const [, x] = referenceInput(ctx, reference);
+  const wrongShape = ctx.tensor(new Float32Array(783), [1, 783]);
+  const wrongDtype = ctx.tensor(new Int32Array(784), [1, 784]);
+  const dims = ctx.tensor([1e6, 1e6], [2], 'int32');
+  const one = ctx.tensor(1);
+  // Warm up the caches the calls below touch.
+  model.predict(x).dispose();
+  try { ctx.execute('Fill', [dims, one]); } catch {}
+  const before = ctx.memory();
+
+  throwsCode(() => model.predict([x, x]), 'InvalidArgument', /1 input/);
+  throwsCode(() => model.predict([]), 'InvalidArgument', /1 input/);
+  throwsCode(() => model.predict(wrongShape), 'InvalidArgument', /shape/);
+  throwsCode(() => model.predict(wrongDtype), 'InvalidArgument', /float32/);
+  throwsCode(() => model.predict({ nope: x }), 'InvalidArgument', /no input 'nope'/);
+  // Fill to 1e12 float32 elements: a legitimate op whose output cannot exist.
+  throwsCode(() => ctx.execute('Fill', [dims, one]), 'ResourceExhausted', /allocate/);
+
+  const after = ctx.memory();
+  assert.equal(after.heapBytes, before.heapBytes, 'heap in use back where it was');
+  assert.equal(after.numTensors, before.numTensors);
+  const y = model.predict(x);
+  assert.deepEqual(y.shape, [2, 10]);
+  model.dispose();
+  throwsCode(() => model.predict(x), 'FailedPrecondition', /disposed/);
+  ctx.dispose();
+});
