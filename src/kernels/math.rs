@@ -2,7 +2,7 @@
 //! unary functions, Cast, ZerosLike/OnesLike. Semantics follow TF's CPU kernels (integer division
 //! by zero is an error, Maximum/Minimum propagate NaN, Round is half-to-even).
 
-use super::broadcast::{binary_map, broadcast_shapes};
+use super::broadcast::{binary_map, binary_map_fn, broadcast_shapes};
 use super::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::{FLOAT, NUMERIC};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -150,6 +150,12 @@ pub fn unary_map<T: Element, O: Element>(t: &Tensor, f: impl Fn(T) -> O) -> Resu
     Tensor::from_vec(t.shape().clone(), out)
 }
 
+/// [`unary_map`] through a function pointer: one instantiation per (input, output) type pair.
+#[inline(never)]
+pub fn unary_map_fn<T: Element, O: Element>(t: &Tensor, f: fn(T) -> O) -> Result<Tensor> {
+    unary_map(t, f)
+}
+
 /// Elementwise `f` over a float32 tensor.
 pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
     unary_map::<f32, f32>(t, f)
@@ -158,15 +164,16 @@ pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
 // ---------------------------------------------------------------------------------------------
 // Binary arithmetic
 
-/// Defines a kernel applying `$ef` to float32 and `$ei` to int32/int64 operands.
+/// Defines a kernel applying `$ef` to float32 (inlined, vectorized loops) and `$ei` to
+/// int32/int64 operands (through a function pointer: integer kernels share one loop per dtype).
 macro_rules! arith {
     ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs)?;
             Ok(vec![match x.dtype() {
                 DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
-                DType::Int32 => binary_map(x, y, |$a: i32, $b: i32| $ei)?,
-                DType::Int64 => binary_map(x, y, |$a: i64, $b: i64| $ei)?,
+                DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
+                DType::Int64 => binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?,
                 d => return Err(unsupported(d)),
             }])
         }
@@ -200,7 +207,12 @@ fn min_nan(a: f32, b: f32) -> f32 {
 
 fn real_div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs)?;
-    Ok(vec![binary_map(x, y, |a: f32, b: f32| a / b)?])
+    Ok(vec![div_f32(x, y)?])
+}
+
+/// Float division, shared by RealDiv and Div.
+fn div_f32(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    binary_map(x, y, |a: f32, b: f32| a / b)
 }
 
 /// TF's safe integer kernels fail on a zero divisor. When `x` has elements, every element of `y`
@@ -212,20 +224,21 @@ fn check_divisor<T: Element + Default>(x: &Tensor, y: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// Kernels for ops with integer failure modes: `$check` runs on int inputs first.
+/// Kernels for ops with integer failure modes: `$check` runs on int inputs first. Every dtype
+/// goes through a function pointer (these ops are rare and, for floats, costly per element).
 macro_rules! checked_arith {
     ($fname:ident, $check:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs)?;
             Ok(vec![match x.dtype() {
-                DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
+                DType::Float32 => binary_map_fn(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => {
                     $check::<i32>(x, y)?;
-                    binary_map(x, y, |$a: i32, $b: i32| $ei)?
+                    binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?
                 }
                 DType::Int64 => {
                     $check::<i64>(x, y)?;
-                    binary_map(x, y, |$a: i64, $b: i64| $ei)?
+                    binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?
                 }
                 d => return Err(unsupported(d)),
             }])
@@ -286,8 +299,29 @@ macro_rules! int_pow {
 }
 
 // `b == 0` cannot reach the integer closures (checked first); the guards keep them panic-free.
-checked_arith!(div, check_divisor, |a, b| float: a / b,
-    int: if b == 0 { 0 } else { a.wrapping_div(b) });
+fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (x, y) = two(inputs)?;
+    Ok(vec![match x.dtype() {
+        DType::Float32 => div_f32(x, y)?,
+        DType::Int32 => {
+            check_divisor::<i32>(x, y)?;
+            binary_map_fn(
+                x,
+                y,
+                |a: i32, b: i32| if b == 0 { 0 } else { a.wrapping_div(b) },
+            )?
+        }
+        DType::Int64 => {
+            check_divisor::<i64>(x, y)?;
+            binary_map_fn(
+                x,
+                y,
+                |a: i64, b: i64| if b == 0 { 0 } else { a.wrapping_div(b) },
+            )?
+        }
+        d => return Err(unsupported(d)),
+    }])
+}
 checked_arith!(floor_div, check_divisor, |a, b| float: (a / b).floor(),
     int: if b == 0 { 0 } else { floor_div_int!(a, b) });
 checked_arith!(floor_mod, check_divisor, |a, b| float: floor_mod_f32(a, b),
@@ -312,9 +346,9 @@ macro_rules! compare {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs)?;
             Ok(vec![match x.dtype() {
-                DType::Float32 => binary_map(x, y, |a: f32, b: f32| a $op b)?,
-                DType::Int32 => binary_map(x, y, |a: i32, b: i32| a $op b)?,
-                DType::Int64 => binary_map(x, y, |a: i64, b: i64| a $op b)?,
+                DType::Float32 => binary_map_fn(x, y, |a: f32, b: f32| a $op b)?,
+                DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a $op b)?,
+                DType::Int64 => binary_map_fn(x, y, |a: i64, b: i64| a $op b)?,
                 d => return Err(unsupported(d)),
             }])
         }
@@ -334,7 +368,11 @@ fn equality(a: &NodeAttrs, inputs: &[Tensor], equal: bool) -> Outputs {
         return Ok(vec![Tensor::scalar(!equal)]);
     }
     let out = crate::with_dtype!(x.dtype(), T, {
-        binary_map(x, y, |p: T, q: T| (p == q) == equal)
+        if equal {
+            binary_map_fn(x, y, |p: T, q: T| p == q)
+        } else {
+            binary_map_fn(x, y, |p: T, q: T| p != q)
+        }
     })?;
     Ok(vec![out])
 }
@@ -349,16 +387,16 @@ fn not_equal(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
 
 fn logical_and(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs)?;
-    Ok(vec![binary_map(x, y, |a: bool, b: bool| a && b)?])
+    Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a && b)?])
 }
 
 fn logical_or(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs)?;
-    Ok(vec![binary_map(x, y, |a: bool, b: bool| a || b)?])
+    Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a || b)?])
 }
 
 fn logical_not(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    Ok(vec![unary_map(input(inputs, 0, "x")?, |a: bool| !a)?])
+    Ok(vec![unary_map_fn(input(inputs, 0, "x")?, |a: bool| !a)?])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -544,26 +582,32 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
 // ---------------------------------------------------------------------------------------------
 // Unary
 
-/// A float-only unary kernel.
+/// A float-only unary kernel: `fast` ones get their own inlined loop, the others (calls into
+/// libm, slow per element anyway) share one loop through a function pointer.
 macro_rules! unary_float {
     ($fname:ident, |$a:ident| $e:expr) => {
+        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+            Ok(vec![unary_map_fn(input(inputs, 0, "x")?, |$a: f32| $e)?])
+        }
+    };
+    (fast $fname:ident, |$a:ident| $e:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             Ok(vec![unary_f32(input(inputs, 0, "x")?, |$a: f32| $e)?])
         }
     };
 }
 
-unary_float!(rsqrt, |a| 1.0 / a.sqrt());
-unary_float!(sqrt, |a| a.sqrt());
+unary_float!(fast rsqrt, |a| 1.0 / a.sqrt());
+unary_float!(fast sqrt, |a| a.sqrt());
 unary_float!(exp, |a| a.exp());
 unary_float!(log, |a| a.ln());
 unary_float!(log1p, |a| a.ln_1p());
 unary_float!(sin, |a| a.sin());
 unary_float!(cos, |a| a.cos());
 unary_float!(erf, |a| erf_f32(a));
-unary_float!(reciprocal, |a| 1.0 / a);
-unary_float!(floor, |a| a.floor());
-unary_float!(ceil, |a| a.ceil());
+unary_float!(fast reciprocal, |a| 1.0 / a);
+unary_float!(fast floor, |a| a.floor());
+unary_float!(fast ceil, |a| a.ceil());
 
 /// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`).
 macro_rules! unary_numeric {
@@ -572,8 +616,8 @@ macro_rules! unary_numeric {
             let x = input(inputs, 0, "x")?;
             Ok(vec![match x.dtype() {
                 DType::Float32 => unary_map(x, |$a: f32| $ef)?,
-                DType::Int32 => unary_map(x, |$a: i32| $ei)?,
-                DType::Int64 => unary_map(x, |$a: i64| $ei)?,
+                DType::Int32 => unary_map_fn(x, |$a: i32| $ei)?,
+                DType::Int64 => unary_map_fn(x, |$a: i64| $ei)?,
                 d => return Err(unsupported(d)),
             }])
         }
