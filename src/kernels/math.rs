@@ -2,6 +2,7 @@
 //! unary functions, Cast, ZerosLike/OnesLike. Semantics follow TF's CPU kernels (integer division
 //! by zero is an error, Maximum/Minimum propagate NaN, Round is half-to-even).
 
+use super::array::assemble::assemble;
 use super::broadcast::{binary_map, binary_map_fn, broadcast_shapes};
 use super::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::{FLOAT, NUMERIC};
@@ -443,24 +444,15 @@ fn select(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Output
                 cond.len()
             )));
         }
-        crate::with_dtype!(t.dtype(), T, {
-            let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
-            let mut out = try_with_capacity::<T>(x.len())?;
-            let row = if cond.is_empty() {
-                0
-            } else {
-                x.len() / cond.len()
-            };
-            if row > 0 {
-                for ((&k, a), b) in cond
-                    .iter()
-                    .zip(x.chunks_exact(row))
-                    .zip(y.chunks_exact(row))
-                {
-                    out.extend_from_slice(if k { a } else { b });
-                }
+        let row = if cond.is_empty() {
+            0
+        } else {
+            t.num_elements() / cond.len()
+        };
+        assemble(&[t, e], t.dtype(), t.shape().clone(), &mut |emit| {
+            for (i, &k) in cond.iter().enumerate() {
+                emit(usize::from(!k), i * row, row, 1);
             }
-            Tensor::from_vec(t.shape().clone(), out)
         })?
     } else {
         if c.dims() != t.dims() {
@@ -470,18 +462,22 @@ fn select(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Output
                 t.shape()
             )));
         }
-        crate::with_dtype!(t.dtype(), T, {
-            let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
-            let mut out = try_with_capacity::<T>(x.len())?;
-            out.extend(
-                cond.iter()
-                    .zip(x.iter().zip(y))
-                    .map(|(&k, (&a, &b))| if k { a } else { b }),
-            );
-            Tensor::from_vec(t.shape().clone(), out)
-        })?
+        select_runs(&[t, e], cond, t.shape().clone())?
     };
     Ok(vec![out])
+}
+
+/// Elementwise select between two same-shaped sources, copied as runs of equal condition.
+fn select_runs(sources: &[&Tensor; 2], cond: &[bool], shape: Shape) -> Result<Tensor> {
+    assemble(sources, sources[0].dtype(), shape, &mut |emit| {
+        let mut i = 0;
+        while i < cond.len() {
+            let k = cond[i];
+            let run = cond[i..].iter().take_while(|&&c| c == k).count();
+            emit(usize::from(!k), i, run, 1);
+            i += run;
+        }
+    })
 }
 
 /// Element strides of `dims` as seen from the broadcast shape `out` (0 on stretched dims).
@@ -502,46 +498,43 @@ fn select_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
     let dims = broadcast_shapes(c.dims(), &broadcast_shapes(t.dims(), e.dims())?)?;
     let shape = Shape::new(dims)?;
     let cond = c.as_slice::<bool>()?;
-    let out = crate::with_dtype!(t.dtype(), T, {
-        let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
-        let n = shape.num_elements();
-        let mut out = try_with_capacity::<T>(n)?;
-        if c.dims() == shape.dims() && t.dims() == shape.dims() && e.dims() == shape.dims() {
-            out.extend(
-                cond.iter()
-                    .zip(x.iter().zip(y))
-                    .map(|(&k, (&a, &b))| if k { a } else { b }),
-            );
-        } else if n > 0 {
-            let d = shape.dims();
-            let (sc, st, se) = (
-                stretched_strides(c.dims(), d),
-                stretched_strides(t.dims(), d),
-                stretched_strides(e.dims(), d),
-            );
-            let mut idx = vec![0usize; d.len()];
-            let (mut ic, mut it, mut ie) = (0usize, 0usize, 0usize);
-            for _ in 0..n {
-                // Offsets stay within each input: every index is below its (stretched) dim.
-                let k = cond.get(ic).copied().unwrap_or(false);
-                let v = if k { x.get(it) } else { y.get(ie) };
-                out.push(v.copied().unwrap_or_default());
-                for ax in (0..d.len()).rev() {
-                    idx[ax] += 1;
-                    ic += sc[ax];
-                    it += st[ax];
-                    ie += se[ax];
-                    if idx[ax] < d[ax] {
-                        break;
-                    }
-                    ic -= sc[ax] * d[ax];
-                    it -= st[ax] * d[ax];
-                    ie -= se[ax] * d[ax];
-                    idx[ax] = 0;
+    if c.dims() == shape.dims() && t.dims() == shape.dims() && e.dims() == shape.dims() {
+        return Ok(vec![select_runs(&[t, e], cond, shape)?]);
+    }
+    let n = shape.num_elements();
+    let d = shape.dims().to_vec();
+    let out = assemble(&[t, e], t.dtype(), shape, &mut |emit| {
+        if n == 0 {
+            return;
+        }
+        let (sc, st, se) = (
+            stretched_strides(c.dims(), &d),
+            stretched_strides(t.dims(), &d),
+            stretched_strides(e.dims(), &d),
+        );
+        let mut idx = vec![0usize; d.len()];
+        let (mut ic, mut it, mut ie) = (0usize, 0usize, 0usize);
+        for _ in 0..n {
+            // Offsets stay within each input: every index is below its (stretched) dim.
+            if cond.get(ic).copied().unwrap_or(false) {
+                emit(0, it, 1, 1);
+            } else {
+                emit(1, ie, 1, 1);
+            }
+            for ax in (0..d.len()).rev() {
+                idx[ax] += 1;
+                ic += sc[ax];
+                it += st[ax];
+                ie += se[ax];
+                if idx[ax] < d[ax] {
+                    break;
                 }
+                ic -= sc[ax] * d[ax];
+                it -= st[ax] * d[ax];
+                ie -= se[ax] * d[ax];
+                idx[ax] = 0;
             }
         }
-        Tensor::from_vec(shape.clone(), out)
     })?;
     Ok(vec![out])
 }
