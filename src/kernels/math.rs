@@ -668,7 +668,11 @@ fn zeros_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Ou
 
 fn ones_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let x = input(inputs, 0, "x")?;
-    let out = crate::with_dtype!(x.dtype(), T, { unary_map(x, |_: T| <T as Scalar>::ONE) })?;
+    let one = crate::with_dtype!(x.dtype(), T, { Ok(Tensor::scalar(<T as Scalar>::ONE)) })?;
+    let n = x.num_elements();
+    let out = assemble(&[&one], x.dtype(), x.shape().clone(), &mut |emit| {
+        emit(0, 0, n, 0)
+    })?;
     Ok(vec![out])
 }
 
@@ -732,10 +736,10 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
     }
     crate::with_dtype!(t.dtype(), S, {
         match dst {
-            DType::Float32 => unary_map(t, S::to_f32),
-            DType::Int32 => unary_map(t, S::to_i32),
-            DType::Int64 => unary_map(t, S::to_i64),
-            DType::Bool => unary_map(t, S::to_bool),
+            DType::Float32 => unary_map_fn(t, S::to_f32),
+            DType::Int32 => unary_map_fn(t, S::to_i32),
+            DType::Int64 => unary_map_fn(t, S::to_i64),
+            DType::Bool => unary_map_fn(t, S::to_bool),
             DType::Resource => Err(invalid_argument("cannot cast to a resource")),
         }
     })

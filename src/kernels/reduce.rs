@@ -62,7 +62,6 @@ pub fn reduce_axes(axes: &Tensor, rank: usize) -> Result<Vec<usize>> {
         )));
     }
     let mut seen = vec![false; rank];
-    let mut out = Vec::new();
     for a in axes.to_i64_vec()? {
         let r = rank as i64;
         if a < -r || a >= r {
@@ -77,10 +76,9 @@ pub fn reduce_axes(axes: &Tensor, rank: usize) -> Result<Vec<usize>> {
             )));
         }
         seen[ax] = true;
-        out.push(ax);
     }
-    out.sort_unstable();
-    Ok(out)
+    // Ascending, as the plan expects.
+    Ok((0..rank).filter(|&i| seen[i]).collect())
 }
 
 /// How to walk an input for one reduction.
