@@ -236,7 +236,7 @@ impl WasmContext {
                 let bound =
                     |b: Option<usize>| JsValue::from_f64(b.map_or(f64::INFINITY, |v| v as f64));
                 let mut ex: Vec<&String> = o.exclude.iter().collect();
-                ex.sort();
+                crate::ops::sort_small(&mut ex, |a, b| a < b);
                 let ex: Array = ex.into_iter().map(|s| JsValue::from_str(s)).collect();
                 let _ = Reflect::set(&out, &"maxEntries".into(), &bound(o.max_entries));
                 let _ = Reflect::set(&out, &"maxBytes".into(), &bound(o.max_bytes));

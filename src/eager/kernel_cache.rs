@@ -326,7 +326,7 @@ impl KernelCache {
                 (st.op.to_string(), s)
             })
             .collect();
-        by_op.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::ops::sort_small(&mut by_op, |a, b| a.0 < b.0);
         let excluded = |op: &str| self.per_op.iter().any(|s| s.op == op && s.excluded);
         let warnings = by_op
             .iter()

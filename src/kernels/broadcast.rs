@@ -1,4 +1,9 @@
-//! NumPy/TF broadcasting for elementwise binary kernels, with fast paths for the common layouts.
+//! NumPy/TF broadcasting for elementwise binary kernels.
+//!
+//! The walk is planned once, without generics ([`Plan`]): size-1 dims are dropped and adjacent
+//! dims with the same broadcast pattern merged, which leaves a sequence of rows, each a slice of
+//! both operands where either side may be one repeated element. Only the row loop (three tight,
+//! vectorizable loops) is generic, so every (op, dtype) instantiation stays small.
 
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, Element, Shape, Tensor};
@@ -22,64 +27,141 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
             (x, y) if x == y => x,
             (1, y) => y,
             (x, 1) => x,
-            _ => {
-                return Err(invalid_argument(format!(
-                    "incompatible shapes {a:?} and {b:?} (dimension {i}: {da} vs {db})"
-                )))
-            }
+            _ => return Err(incompatible(a, b, i, da, db)),
         };
     }
     Ok(out)
 }
 
-/// Element strides of `dims` seen through the broadcast `out` shape (0 where broadcast).
-fn broadcast_strides(dims: &[usize], out: &[usize]) -> Vec<usize> {
-    let offset = out.len() - dims.len();
-    let mut strides = vec![0; out.len()];
-    let mut s = 1;
-    for i in (0..dims.len()).rev() {
-        strides[i + offset] = if dims[i] == 1 { 0 } else { s };
-        s *= dims[i];
-    }
-    strides
+#[cold]
+#[inline(never)]
+fn incompatible(a: &[usize], b: &[usize], i: usize, da: usize, db: usize) -> crate::status::Status {
+    invalid_argument(format!(
+        "incompatible shapes {a:?} and {b:?} (dimension {i}: {da} vs {db})"
+    ))
 }
 
-/// Calls `f(a_index, b_index)` for every output element in row-major order.
-fn for_each_broadcast(a: &[usize], b: &[usize], out: &[usize], mut f: impl FnMut(usize, usize)) {
-    let rank = out.len();
-    let n: usize = out.iter().product();
-    if n == 0 {
-        return;
-    }
-    if rank == 0 {
-        f(0, 0);
-        return;
-    }
-    let sa = broadcast_strides(a, out);
-    let sb = broadcast_strides(b, out);
-    let inner = out[rank - 1];
-    let (ia, ib) = (sa[rank - 1], sb[rank - 1]);
-    let mut idx = vec![0usize; rank];
-    let (mut oa, mut ob) = (0usize, 0usize);
-    let outer = n / inner;
-    for _ in 0..outer {
-        for k in 0..inner {
-            f(oa + k * ia, ob + k * ib);
-        }
-        // Advance the odometer over all but the innermost dim.
-        let mut d = rank - 1;
-        while d > 0 {
-            d -= 1;
-            idx[d] += 1;
-            oa += sa[d];
-            ob += sb[d];
-            if idx[d] < out[d] {
-                break;
+/// A broadcast walk of two operands: rows of `inner` output elements; in each row an operand
+/// advances by one element (`step` 1) or repeats one element (`step` 0).
+pub struct Plan {
+    /// The output shape.
+    pub shape: Shape,
+    /// Merged outer dims (outermost first) and each operand's element stride along them.
+    outer: Vec<(usize, usize, usize)>,
+    inner: usize,
+    step_a: usize,
+    step_b: usize,
+}
+
+impl Plan {
+    /// Plans `a (op) b`; InvalidArgument when the shapes do not broadcast.
+    pub fn new(a: &[usize], b: &[usize]) -> Result<Plan> {
+        let shape = Shape::new(broadcast_shapes(a, b)?)?;
+        let out = shape.dims();
+        let rank = out.len();
+        // Merged dims, innermost first: (size, stride in a, stride in b).
+        let mut dims: Vec<(usize, usize, usize)> = Vec::new();
+        let (mut sa, mut sb) = (1usize, 1usize);
+        for i in (0..rank).rev() {
+            let da = if i + a.len() >= rank {
+                a[i + a.len() - rank]
+            } else {
+                1
+            };
+            let db = if i + b.len() >= rank {
+                b[i + b.len() - rank]
+            } else {
+                1
+            };
+            let d = out[i];
+            if d == 1 {
+                continue;
             }
-            oa -= sa[d] * out[d];
-            ob -= sb[d] * out[d];
-            idx[d] = 0;
+            let (ta, tb) = (if da == 1 { 0 } else { sa }, if db == 1 { 0 } else { sb });
+            match dims.last_mut() {
+                // Same pattern as the dim inside it and contiguous with it: merge.
+                Some(last)
+                    if (ta == 0) == (last.1 == 0)
+                        && (tb == 0) == (last.2 == 0)
+                        && (ta == 0 || ta == last.0 * last.1)
+                        && (tb == 0 || tb == last.0 * last.2) =>
+                {
+                    last.0 *= d;
+                }
+                _ => dims.push((d, ta, tb)),
+            }
+            sa *= da;
+            sb *= db;
         }
+        let (inner, step_a, step_b) = match dims.first() {
+            Some(&(d, ta, tb)) => {
+                dims.remove(0);
+                (d, usize::from(ta != 0), usize::from(tb != 0))
+            }
+            None => (1, 1, 1),
+        };
+        dims.reverse();
+        Ok(Plan {
+            shape,
+            outer: dims,
+            inner,
+            step_a,
+            step_b,
+        })
+    }
+
+    /// Calls `row(a_offset, b_offset)` for each row in output order. Not generic: the row
+    /// callback is the only per-type code.
+    #[inline(never)]
+    pub fn for_each_row(&self, row: &mut dyn FnMut(usize, usize)) {
+        if self.shape.num_elements() == 0 {
+            return;
+        }
+        let rank = self.outer.len();
+        let mut idx = vec![0usize; rank];
+        let (mut oa, mut ob) = (0usize, 0usize);
+        loop {
+            row(oa, ob);
+            let mut d = rank;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                let (n, ta, tb) = self.outer[d];
+                idx[d] += 1;
+                oa += ta;
+                ob += tb;
+                if idx[d] < n {
+                    break;
+                }
+                oa -= ta * n;
+                ob -= tb * n;
+                idx[d] = 0;
+            }
+        }
+    }
+
+    /// Elements of `a` (`is_b` false) or `b` one row reads from its offset.
+    fn span(&self, is_b: bool) -> usize {
+        let step = if is_b { self.step_b } else { self.step_a };
+        if step == 1 {
+            self.inner
+        } else {
+            1
+        }
+    }
+}
+
+/// One row: `x` and `y` are equally long, or one of them is a single repeated element.
+#[inline(always)]
+fn row<A: Copy, B: Copy, O>(out: &mut Vec<O>, x: &[A], y: &[B], f: &impl Fn(A, B) -> O) {
+    if x.len() == y.len() {
+        out.extend(x.iter().zip(y).map(|(&p, &q)| f(p, q)));
+    } else if let [q] = *y {
+        out.extend(x.iter().map(|&p| f(p, q)));
+    } else if let [p] = *x {
+        out.extend(y.iter().map(|&q| f(p, q)));
     }
 }
 
@@ -92,34 +174,30 @@ pub fn binary_map<A: Element, B: Element, O: Element>(
     let (x, y) = (a.as_slice::<A>()?, b.as_slice::<B>()?);
     if a.dims() == b.dims() {
         let mut out = try_with_capacity::<O>(x.len())?;
-        out.extend(x.iter().zip(y).map(|(&p, &q)| f(p, q)));
+        row(&mut out, x, y, &f);
         return Tensor::from_vec(a.shape().clone(), out);
     }
-    let dims = broadcast_shapes(a.dims(), b.dims())?;
-    let shape = Shape::new(dims)?;
-    let n = shape.num_elements();
-    let mut out = try_with_capacity::<O>(n)?;
-    if y.len() == 1 && shape.dims() == a.dims() {
-        let q = y[0];
-        out.extend(x.iter().map(|&p| f(p, q)));
-    } else if x.len() == 1 && shape.dims() == b.dims() {
-        let p = x[0];
-        out.extend(y.iter().map(|&q| f(p, q)));
-    } else if shape.dims() == a.dims()
-        && !y.is_empty()
-        && b.dims().last() == a.dims().last()
-        && y.len() == *b.dims().last().unwrap_or(&0)
-    {
-        // Bias-like: `b` is one row repeated over `a`'s leading dims.
-        for row in x.chunks_exact(y.len()) {
-            out.extend(row.iter().zip(y).map(|(&p, &q)| f(p, q)));
+    let plan = Plan::new(a.dims(), b.dims())?;
+    let mut out = try_with_capacity::<O>(plan.shape.num_elements())?;
+    let (la, lb) = (plan.span(false), plan.span(true));
+    plan.for_each_row(&mut |i, j| {
+        // In range by construction; `get` keeps a planning bug from becoming a panic.
+        if let (Some(p), Some(q)) = (x.get(i..i + la), y.get(j..j + lb)) {
+            row(&mut out, p, q, &f);
         }
-    } else {
-        for_each_broadcast(a.dims(), b.dims(), shape.dims(), |i, j| {
-            out.push(f(x[i], y[j]))
-        });
-    }
-    Tensor::from_vec(shape, out)
+    });
+    Tensor::from_vec(plan.shape, out)
+}
+
+/// [`binary_map`] through a function pointer: one instantiation per element-type triple, shared
+/// by every op that uses it (for dtypes and ops whose speed matters less than code size).
+#[inline(never)]
+pub fn binary_map_fn<A: Element, B: Element, O: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: fn(A, B) -> O,
+) -> Result<Tensor> {
+    binary_map(a, b, f)
 }
 
 #[cfg(test)]
@@ -147,5 +225,72 @@ mod tests {
             c.f32s().unwrap(),
             &[11., 12., 13., 21., 22., 23., 14., 15., 16., 24., 25., 26.]
         );
+    }
+
+    /// Every broadcast layout against a naive index computation.
+    #[test]
+    fn planned_rows_match_naive_broadcast() {
+        let shapes: &[(&[usize], &[usize])] = &[
+            (&[2, 3, 4], &[4]),
+            (&[2, 3, 4], &[3, 1]),
+            (&[2, 1, 4], &[1, 3, 1]),
+            (&[1], &[2, 3]),
+            (&[2, 3], &[]),
+            (&[], &[]),
+            (&[1, 1], &[1]),
+            (&[3, 1, 2, 1], &[1, 4, 2, 5]),
+            (&[2, 0, 3], &[1, 3]),
+            (&[5, 1, 1, 3], &[5, 2, 2, 3]),
+            (&[1, 2, 1, 2], &[2, 1, 2, 1]),
+        ];
+        for &(da, db) in shapes {
+            let na: usize = da.iter().product();
+            let nb: usize = db.iter().product();
+            let va: Vec<f32> = (0..na).map(|i| i as f32).collect();
+            let vb: Vec<f32> = (0..nb).map(|i| 1000.0 * i as f32).collect();
+            let a = Tensor::from_slice(da, &va).unwrap();
+            let b = Tensor::from_slice(db, &vb).unwrap();
+            for (x, y) in [(&a, &b), (&b, &a)] {
+                let got = binary_map(x, y, |p: f32, q: f32| p + 2.0 * q).unwrap();
+                let out = broadcast_shapes(x.dims(), y.dims()).unwrap();
+                assert_eq!(got.dims(), &out[..]);
+                let (sx, sy) = (
+                    broadcast_strides(x.dims(), &out),
+                    broadcast_strides(y.dims(), &out),
+                );
+                let n: usize = out.iter().product();
+                let (px, py) = (x.f32s().unwrap(), y.f32s().unwrap());
+                let want: Vec<f32> = (0..n)
+                    .map(|mut k| {
+                        let (mut i, mut j) = (0, 0);
+                        for d in (0..out.len()).rev() {
+                            let c = k % out[d];
+                            k /= out[d];
+                            i += c * sx[d];
+                            j += c * sy[d];
+                        }
+                        px[i] + 2.0 * py[j]
+                    })
+                    .collect();
+                assert_eq!(
+                    got.f32s().unwrap(),
+                    &want[..],
+                    "{:?} with {:?}",
+                    x.dims(),
+                    y.dims()
+                );
+            }
+        }
+    }
+
+    fn broadcast_strides(dims: &[usize], out: &[usize]) -> Vec<usize> {
+        let offset = out.len() - dims.len();
+        let mut strides = vec![0; out.len()];
+        let mut s = 1;
+        for i in (0..dims.len()).rev() {
+            strides[i + offset] = if dims[i] == 1 { 0 } else { s };
+            s *= dims[i];
+        }
+        strides
     }
 }

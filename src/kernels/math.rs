@@ -2,7 +2,8 @@
 //! unary functions, Cast, ZerosLike/OnesLike. Semantics follow TF's CPU kernels (integer division
 //! by zero is an error, Maximum/Minimum propagate NaN, Round is half-to-even).
 
-use super::broadcast::{binary_map, broadcast_shapes};
+use super::array::assemble::assemble;
+use super::broadcast::{binary_map, binary_map_fn, broadcast_shapes};
 use super::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::{FLOAT, NUMERIC};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -150,6 +151,12 @@ pub fn unary_map<T: Element, O: Element>(t: &Tensor, f: impl Fn(T) -> O) -> Resu
     Tensor::from_vec(t.shape().clone(), out)
 }
 
+/// [`unary_map`] through a function pointer: one instantiation per (input, output) type pair.
+#[inline(never)]
+pub fn unary_map_fn<T: Element, O: Element>(t: &Tensor, f: fn(T) -> O) -> Result<Tensor> {
+    unary_map(t, f)
+}
+
 /// Elementwise `f` over a float32 tensor.
 pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
     unary_map::<f32, f32>(t, f)
@@ -158,15 +165,16 @@ pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
 // ---------------------------------------------------------------------------------------------
 // Binary arithmetic
 
-/// Defines a kernel applying `$ef` to float32 and `$ei` to int32/int64 operands.
+/// Defines a kernel applying `$ef` to float32 (inlined, vectorized loops) and `$ei` to
+/// int32/int64 operands (through a function pointer: integer kernels share one loop per dtype).
 macro_rules! arith {
     ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs)?;
             Ok(vec![match x.dtype() {
                 DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
-                DType::Int32 => binary_map(x, y, |$a: i32, $b: i32| $ei)?,
-                DType::Int64 => binary_map(x, y, |$a: i64, $b: i64| $ei)?,
+                DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
+                DType::Int64 => binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?,
                 d => return Err(unsupported(d)),
             }])
         }
@@ -200,7 +208,12 @@ fn min_nan(a: f32, b: f32) -> f32 {
 
 fn real_div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs)?;
-    Ok(vec![binary_map(x, y, |a: f32, b: f32| a / b)?])
+    Ok(vec![div_f32(x, y)?])
+}
+
+/// Float division, shared by RealDiv and Div.
+fn div_f32(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    binary_map(x, y, |a: f32, b: f32| a / b)
 }
 
 /// TF's safe integer kernels fail on a zero divisor. When `x` has elements, every element of `y`
@@ -212,20 +225,21 @@ fn check_divisor<T: Element + Default>(x: &Tensor, y: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// Kernels for ops with integer failure modes: `$check` runs on int inputs first.
+/// Kernels for ops with integer failure modes: `$check` runs on int inputs first. Every dtype
+/// goes through a function pointer (these ops are rare and, for floats, costly per element).
 macro_rules! checked_arith {
     ($fname:ident, $check:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs)?;
             Ok(vec![match x.dtype() {
-                DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
+                DType::Float32 => binary_map_fn(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => {
                     $check::<i32>(x, y)?;
-                    binary_map(x, y, |$a: i32, $b: i32| $ei)?
+                    binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?
                 }
                 DType::Int64 => {
                     $check::<i64>(x, y)?;
-                    binary_map(x, y, |$a: i64, $b: i64| $ei)?
+                    binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?
                 }
                 d => return Err(unsupported(d)),
             }])
@@ -286,8 +300,29 @@ macro_rules! int_pow {
 }
 
 // `b == 0` cannot reach the integer closures (checked first); the guards keep them panic-free.
-checked_arith!(div, check_divisor, |a, b| float: a / b,
-    int: if b == 0 { 0 } else { a.wrapping_div(b) });
+fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (x, y) = two(inputs)?;
+    Ok(vec![match x.dtype() {
+        DType::Float32 => div_f32(x, y)?,
+        DType::Int32 => {
+            check_divisor::<i32>(x, y)?;
+            binary_map_fn(
+                x,
+                y,
+                |a: i32, b: i32| if b == 0 { 0 } else { a.wrapping_div(b) },
+            )?
+        }
+        DType::Int64 => {
+            check_divisor::<i64>(x, y)?;
+            binary_map_fn(
+                x,
+                y,
+                |a: i64, b: i64| if b == 0 { 0 } else { a.wrapping_div(b) },
+            )?
+        }
+        d => return Err(unsupported(d)),
+    }])
+}
 checked_arith!(floor_div, check_divisor, |a, b| float: (a / b).floor(),
     int: if b == 0 { 0 } else { floor_div_int!(a, b) });
 checked_arith!(floor_mod, check_divisor, |a, b| float: floor_mod_f32(a, b),
@@ -312,9 +347,9 @@ macro_rules! compare {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs)?;
             Ok(vec![match x.dtype() {
-                DType::Float32 => binary_map(x, y, |a: f32, b: f32| a $op b)?,
-                DType::Int32 => binary_map(x, y, |a: i32, b: i32| a $op b)?,
-                DType::Int64 => binary_map(x, y, |a: i64, b: i64| a $op b)?,
+                DType::Float32 => binary_map_fn(x, y, |a: f32, b: f32| a $op b)?,
+                DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a $op b)?,
+                DType::Int64 => binary_map_fn(x, y, |a: i64, b: i64| a $op b)?,
                 d => return Err(unsupported(d)),
             }])
         }
@@ -334,7 +369,11 @@ fn equality(a: &NodeAttrs, inputs: &[Tensor], equal: bool) -> Outputs {
         return Ok(vec![Tensor::scalar(!equal)]);
     }
     let out = crate::with_dtype!(x.dtype(), T, {
-        binary_map(x, y, |p: T, q: T| (p == q) == equal)
+        if equal {
+            binary_map_fn(x, y, |p: T, q: T| p == q)
+        } else {
+            binary_map_fn(x, y, |p: T, q: T| p != q)
+        }
     })?;
     Ok(vec![out])
 }
@@ -349,16 +388,16 @@ fn not_equal(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
 
 fn logical_and(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs)?;
-    Ok(vec![binary_map(x, y, |a: bool, b: bool| a && b)?])
+    Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a && b)?])
 }
 
 fn logical_or(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs)?;
-    Ok(vec![binary_map(x, y, |a: bool, b: bool| a || b)?])
+    Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a || b)?])
 }
 
 fn logical_not(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    Ok(vec![unary_map(input(inputs, 0, "x")?, |a: bool| !a)?])
+    Ok(vec![unary_map_fn(input(inputs, 0, "x")?, |a: bool| !a)?])
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -405,24 +444,15 @@ fn select(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Output
                 cond.len()
             )));
         }
-        crate::with_dtype!(t.dtype(), T, {
-            let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
-            let mut out = try_with_capacity::<T>(x.len())?;
-            let row = if cond.is_empty() {
-                0
-            } else {
-                x.len() / cond.len()
-            };
-            if row > 0 {
-                for ((&k, a), b) in cond
-                    .iter()
-                    .zip(x.chunks_exact(row))
-                    .zip(y.chunks_exact(row))
-                {
-                    out.extend_from_slice(if k { a } else { b });
-                }
+        let row = if cond.is_empty() {
+            0
+        } else {
+            t.num_elements() / cond.len()
+        };
+        assemble(&[t, e], t.dtype(), t.shape().clone(), &mut |emit| {
+            for (i, &k) in cond.iter().enumerate() {
+                emit(usize::from(!k), i * row, row, 1);
             }
-            Tensor::from_vec(t.shape().clone(), out)
         })?
     } else {
         if c.dims() != t.dims() {
@@ -432,18 +462,22 @@ fn select(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Output
                 t.shape()
             )));
         }
-        crate::with_dtype!(t.dtype(), T, {
-            let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
-            let mut out = try_with_capacity::<T>(x.len())?;
-            out.extend(
-                cond.iter()
-                    .zip(x.iter().zip(y))
-                    .map(|(&k, (&a, &b))| if k { a } else { b }),
-            );
-            Tensor::from_vec(t.shape().clone(), out)
-        })?
+        select_runs(&[t, e], cond, t.shape().clone())?
     };
     Ok(vec![out])
+}
+
+/// Elementwise select between two same-shaped sources, copied as runs of equal condition.
+fn select_runs(sources: &[&Tensor; 2], cond: &[bool], shape: Shape) -> Result<Tensor> {
+    assemble(sources, sources[0].dtype(), shape, &mut |emit| {
+        let mut i = 0;
+        while i < cond.len() {
+            let k = cond[i];
+            let run = cond[i..].iter().take_while(|&&c| c == k).count();
+            emit(usize::from(!k), i, run, 1);
+            i += run;
+        }
+    })
 }
 
 /// Element strides of `dims` as seen from the broadcast shape `out` (0 on stretched dims).
@@ -464,46 +498,43 @@ fn select_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
     let dims = broadcast_shapes(c.dims(), &broadcast_shapes(t.dims(), e.dims())?)?;
     let shape = Shape::new(dims)?;
     let cond = c.as_slice::<bool>()?;
-    let out = crate::with_dtype!(t.dtype(), T, {
-        let (x, y) = (t.as_slice::<T>()?, e.as_slice::<T>()?);
-        let n = shape.num_elements();
-        let mut out = try_with_capacity::<T>(n)?;
-        if c.dims() == shape.dims() && t.dims() == shape.dims() && e.dims() == shape.dims() {
-            out.extend(
-                cond.iter()
-                    .zip(x.iter().zip(y))
-                    .map(|(&k, (&a, &b))| if k { a } else { b }),
-            );
-        } else if n > 0 {
-            let d = shape.dims();
-            let (sc, st, se) = (
-                stretched_strides(c.dims(), d),
-                stretched_strides(t.dims(), d),
-                stretched_strides(e.dims(), d),
-            );
-            let mut idx = vec![0usize; d.len()];
-            let (mut ic, mut it, mut ie) = (0usize, 0usize, 0usize);
-            for _ in 0..n {
-                // Offsets stay within each input: every index is below its (stretched) dim.
-                let k = cond.get(ic).copied().unwrap_or(false);
-                let v = if k { x.get(it) } else { y.get(ie) };
-                out.push(v.copied().unwrap_or_default());
-                for ax in (0..d.len()).rev() {
-                    idx[ax] += 1;
-                    ic += sc[ax];
-                    it += st[ax];
-                    ie += se[ax];
-                    if idx[ax] < d[ax] {
-                        break;
-                    }
-                    ic -= sc[ax] * d[ax];
-                    it -= st[ax] * d[ax];
-                    ie -= se[ax] * d[ax];
-                    idx[ax] = 0;
+    if c.dims() == shape.dims() && t.dims() == shape.dims() && e.dims() == shape.dims() {
+        return Ok(vec![select_runs(&[t, e], cond, shape)?]);
+    }
+    let n = shape.num_elements();
+    let d = shape.dims().to_vec();
+    let out = assemble(&[t, e], t.dtype(), shape, &mut |emit| {
+        if n == 0 {
+            return;
+        }
+        let (sc, st, se) = (
+            stretched_strides(c.dims(), &d),
+            stretched_strides(t.dims(), &d),
+            stretched_strides(e.dims(), &d),
+        );
+        let mut idx = vec![0usize; d.len()];
+        let (mut ic, mut it, mut ie) = (0usize, 0usize, 0usize);
+        for _ in 0..n {
+            // Offsets stay within each input: every index is below its (stretched) dim.
+            if cond.get(ic).copied().unwrap_or(false) {
+                emit(0, it, 1, 1);
+            } else {
+                emit(1, ie, 1, 1);
+            }
+            for ax in (0..d.len()).rev() {
+                idx[ax] += 1;
+                ic += sc[ax];
+                it += st[ax];
+                ie += se[ax];
+                if idx[ax] < d[ax] {
+                    break;
                 }
+                ic -= sc[ax] * d[ax];
+                it -= st[ax] * d[ax];
+                ie -= se[ax] * d[ax];
+                idx[ax] = 0;
             }
         }
-        Tensor::from_vec(shape.clone(), out)
     })?;
     Ok(vec![out])
 }
@@ -544,26 +575,32 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
 // ---------------------------------------------------------------------------------------------
 // Unary
 
-/// A float-only unary kernel.
+/// A float-only unary kernel: `fast` ones get their own inlined loop, the others (calls into
+/// libm, slow per element anyway) share one loop through a function pointer.
 macro_rules! unary_float {
     ($fname:ident, |$a:ident| $e:expr) => {
+        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+            Ok(vec![unary_map_fn(input(inputs, 0, "x")?, |$a: f32| $e)?])
+        }
+    };
+    (fast $fname:ident, |$a:ident| $e:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             Ok(vec![unary_f32(input(inputs, 0, "x")?, |$a: f32| $e)?])
         }
     };
 }
 
-unary_float!(rsqrt, |a| 1.0 / a.sqrt());
-unary_float!(sqrt, |a| a.sqrt());
+unary_float!(fast rsqrt, |a| 1.0 / a.sqrt());
+unary_float!(fast sqrt, |a| a.sqrt());
 unary_float!(exp, |a| a.exp());
 unary_float!(log, |a| a.ln());
 unary_float!(log1p, |a| a.ln_1p());
 unary_float!(sin, |a| a.sin());
 unary_float!(cos, |a| a.cos());
 unary_float!(erf, |a| erf_f32(a));
-unary_float!(reciprocal, |a| 1.0 / a);
-unary_float!(floor, |a| a.floor());
-unary_float!(ceil, |a| a.ceil());
+unary_float!(fast reciprocal, |a| 1.0 / a);
+unary_float!(fast floor, |a| a.floor());
+unary_float!(fast ceil, |a| a.ceil());
 
 /// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`).
 macro_rules! unary_numeric {
@@ -572,8 +609,8 @@ macro_rules! unary_numeric {
             let x = input(inputs, 0, "x")?;
             Ok(vec![match x.dtype() {
                 DType::Float32 => unary_map(x, |$a: f32| $ef)?,
-                DType::Int32 => unary_map(x, |$a: i32| $ei)?,
-                DType::Int64 => unary_map(x, |$a: i64| $ei)?,
+                DType::Int32 => unary_map_fn(x, |$a: i32| $ei)?,
+                DType::Int64 => unary_map_fn(x, |$a: i64| $ei)?,
                 d => return Err(unsupported(d)),
             }])
         }
@@ -631,7 +668,11 @@ fn zeros_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Ou
 
 fn ones_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let x = input(inputs, 0, "x")?;
-    let out = crate::with_dtype!(x.dtype(), T, { unary_map(x, |_: T| <T as Scalar>::ONE) })?;
+    let one = crate::with_dtype!(x.dtype(), T, { Ok(Tensor::scalar(<T as Scalar>::ONE)) })?;
+    let n = x.num_elements();
+    let out = assemble(&[&one], x.dtype(), x.shape().clone(), &mut |emit| {
+        emit(0, 0, n, 0)
+    })?;
     Ok(vec![out])
 }
 
@@ -695,10 +736,10 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
     }
     crate::with_dtype!(t.dtype(), S, {
         match dst {
-            DType::Float32 => unary_map(t, S::to_f32),
-            DType::Int32 => unary_map(t, S::to_i32),
-            DType::Int64 => unary_map(t, S::to_i64),
-            DType::Bool => unary_map(t, S::to_bool),
+            DType::Float32 => unary_map_fn(t, S::to_f32),
+            DType::Int32 => unary_map_fn(t, S::to_i32),
+            DType::Int64 => unary_map_fn(t, S::to_i64),
+            DType::Bool => unary_map_fn(t, S::to_bool),
             DType::Resource => Err(invalid_argument("cannot cast to a resource")),
         }
     })

@@ -62,7 +62,6 @@ pub fn reduce_axes(axes: &Tensor, rank: usize) -> Result<Vec<usize>> {
         )));
     }
     let mut seen = vec![false; rank];
-    let mut out = Vec::new();
     for a in axes.to_i64_vec()? {
         let r = rank as i64;
         if a < -r || a >= r {
@@ -77,10 +76,9 @@ pub fn reduce_axes(axes: &Tensor, rank: usize) -> Result<Vec<usize>> {
             )));
         }
         seen[ax] = true;
-        out.push(ax);
     }
-    out.sort_unstable();
-    Ok(out)
+    // Ascending, as the plan expects.
+    Ok((0..rank).filter(|&i| seen[i]).collect())
 }
 
 /// How to walk an input for one reduction.
@@ -311,20 +309,37 @@ fn unsupported(d: DType) -> crate::status::Status {
     invalid_argument(format!("dtype {d} is not supported by this op"))
 }
 
+/// [`reduce_with`] through a function pointer: one instantiation per dtype, shared by every
+/// reduction that is not on a hot float path (integer dtypes, Prod, All/Any).
+#[inline(never)]
+fn reduce_fn<T: Element>(
+    a: &NodeAttrs,
+    inputs: &[Tensor],
+    init: T,
+    f: fn(T, T) -> T,
+    finish: Option<&dyn Fn(T, usize) -> T>,
+) -> Outputs {
+    reduce_with(a, inputs, init, f, finish)
+}
+
+fn add_f32(p: f32, q: f32) -> f32 {
+    p + q
+}
+
 fn sum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
-        DType::Float32 => reduce_with(a, inputs, 0f32, |p, q| p + q, None),
-        DType::Int32 => reduce_with(a, inputs, 0i32, i32::wrapping_add, None),
-        DType::Int64 => reduce_with(a, inputs, 0i64, i64::wrapping_add, None),
+        DType::Float32 => reduce_with(a, inputs, 0f32, add_f32, None),
+        DType::Int32 => reduce_fn(a, inputs, 0i32, i32::wrapping_add, None),
+        DType::Int64 => reduce_fn(a, inputs, 0i64, i64::wrapping_add, None),
         d => Err(unsupported(d)),
     }
 }
 
 fn prod(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
-        DType::Float32 => reduce_with(a, inputs, 1f32, |p, q| p * q, None),
-        DType::Int32 => reduce_with(a, inputs, 1i32, i32::wrapping_mul, None),
-        DType::Int64 => reduce_with(a, inputs, 1i64, i64::wrapping_mul, None),
+        DType::Float32 => reduce_fn(a, inputs, 1f32, |p, q| p * q, None),
+        DType::Int32 => reduce_fn(a, inputs, 1i32, i32::wrapping_mul, None),
+        DType::Int64 => reduce_fn(a, inputs, 1i64, i64::wrapping_mul, None),
         d => Err(unsupported(d)),
     }
 }
@@ -337,10 +352,10 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
             a,
             inputs,
             0f32,
-            |p, q| p + q,
+            add_f32,
             Some(&|s: f32, n: usize| s / n as f32),
         ),
-        DType::Int32 => reduce_with(
+        DType::Int32 => reduce_fn(
             a,
             inputs,
             0i32,
@@ -349,7 +364,7 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
                 i64::try_from(n).map_or(0, |n| (s as i64).checked_div(n).unwrap_or(0) as i32)
             }),
         ),
-        DType::Int64 => reduce_with(
+        DType::Int64 => reduce_fn(
             a,
             inputs,
             0i64,
@@ -376,8 +391,8 @@ fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             },
             None,
         ),
-        DType::Int32 => reduce_with(a, inputs, i32::MIN, i32::max, None),
-        DType::Int64 => reduce_with(a, inputs, i64::MIN, i64::max, None),
+        DType::Int32 => reduce_fn(a, inputs, i32::MIN, i32::max, None),
+        DType::Int64 => reduce_fn(a, inputs, i64::MIN, i64::max, None),
         d => Err(unsupported(d)),
     }
 }
@@ -397,18 +412,18 @@ fn min(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             },
             None,
         ),
-        DType::Int32 => reduce_with(a, inputs, i32::MAX, i32::min, None),
-        DType::Int64 => reduce_with(a, inputs, i64::MAX, i64::min, None),
+        DType::Int32 => reduce_fn(a, inputs, i32::MAX, i32::min, None),
+        DType::Int64 => reduce_fn(a, inputs, i64::MAX, i64::min, None),
         d => Err(unsupported(d)),
     }
 }
 
 fn all(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    reduce_with(a, inputs, true, |p, q| p && q, None)
+    reduce_fn(a, inputs, true, |p, q| p && q, None)
 }
 
 fn any(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    reduce_with(a, inputs, false, |p, q| p || q, None)
+    reduce_fn(a, inputs, false, |p, q| p || q, None)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -421,7 +436,7 @@ fn arg_reduce<T: Element>(
     outer: usize,
     reduce: usize,
     inner: usize,
-    better: impl Fn(T, T) -> bool,
+    better: fn(T, T) -> bool,
 ) -> Result<Vec<i64>> {
     let n = outer.saturating_mul(inner);
     let mut idx = try_with_capacity::<i64>(n)?;

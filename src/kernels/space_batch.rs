@@ -2,11 +2,11 @@
 //! dilation (TF's atrous rewrite).
 
 use super::{KernelContext, KernelFactory::Simple};
+use crate::kernels::array::assemble::{assemble, zero_scalar};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_alloc, Shape, Tensor};
-use crate::with_dtype;
+use crate::tensor::{Shape, Tensor};
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -107,37 +107,41 @@ fn space_to_batch(
     out_dims.extend_from_slice(&dims[m + 1..]);
     let shape = Shape::new(out_dims)?;
     let inner: usize = dims[m + 1..].iter().product();
-    with_dtype!(x.dtype(), T, {
-        let src = x.as_slice::<T>()?;
-        let mut out = try_alloc::<T>(shape.num_elements())?;
-        let od = shape.dims();
-        let mut offs = vec![0; m];
-        let mut pos = vec![0; m];
-        for ob in 0..od[0] {
-            let b = ob % batch;
-            unravel(ob / batch, &block, &mut offs);
-            let spatial: usize = od[1..=m].iter().product();
-            for s in 0..spatial {
-                unravel(s, &od[1..=m], &mut pos);
-                // Input coordinate per spatial dim, or None inside the zero padding.
-                let mut idx = b;
-                let mut inside = true;
-                for i in 0..m {
-                    let p = pos[i] * block[i] + offs[i];
-                    if p < pads[i].0 || p - pads[i].0 >= dims[i + 1] {
-                        inside = false;
-                        break;
+    let zero = zero_scalar(x.dtype())?;
+    let od = shape.dims().to_vec();
+    Ok(vec![assemble(
+        &[x, &zero],
+        x.dtype(),
+        shape,
+        &mut |emit| {
+            let mut offs = vec![0; m];
+            let mut pos = vec![0; m];
+            for ob in 0..od[0] {
+                let b = ob % batch;
+                unravel(ob / batch, &block, &mut offs);
+                let spatial: usize = od[1..=m].iter().product();
+                for s in 0..spatial {
+                    unravel(s, &od[1..=m], &mut pos);
+                    // Input coordinate per spatial dim, or None inside the zero padding.
+                    let mut idx = b;
+                    let mut inside = true;
+                    for i in 0..m {
+                        let p = pos[i] * block[i] + offs[i];
+                        if p < pads[i].0 || p - pads[i].0 >= dims[i + 1] {
+                            inside = false;
+                            break;
+                        }
+                        idx = idx * dims[i + 1] + (p - pads[i].0);
                     }
-                    idx = idx * dims[i + 1] + (p - pads[i].0);
-                }
-                if inside {
-                    let dst = (ob * spatial + s) * inner;
-                    out[dst..dst + inner].copy_from_slice(&src[idx * inner..(idx + 1) * inner]);
+                    if inside {
+                        emit(0, idx * inner, inner, 1);
+                    } else {
+                        emit(1, 0, inner, 0);
+                    }
                 }
             }
-        }
-        Ok(vec![Tensor::from_vec(shape, out)?])
-    })
+        },
+    )?])
 }
 
 fn batch_to_space(
@@ -170,10 +174,8 @@ fn batch_to_space(
     out_dims.extend_from_slice(&dims[m + 1..]);
     let shape = Shape::new(out_dims)?;
     let inner: usize = dims[m + 1..].iter().product();
-    with_dtype!(x.dtype(), T, {
-        let src = x.as_slice::<T>()?;
-        let mut out = try_alloc::<T>(shape.num_elements())?;
-        let od = shape.dims().to_vec();
+    let od = shape.dims().to_vec();
+    Ok(vec![assemble(&[x], x.dtype(), shape, &mut |emit| {
         let spatial: usize = od[1..=m].iter().product();
         let mut pos = vec![0; m];
         for b in 0..batch {
@@ -189,12 +191,10 @@ fn batch_to_space(
                 let in_b = block_idx * batch + b;
                 let in_spatial_total: usize = dims[1..=m].iter().product();
                 let idx = in_b * in_spatial_total + in_spatial;
-                let dst = (b * spatial + s) * inner;
-                out[dst..dst + inner].copy_from_slice(&src[idx * inner..(idx + 1) * inner]);
+                emit(0, idx * inner, inner, 1);
             }
         }
-        Ok(vec![Tensor::from_vec::<T>(shape, out)?])
-    })
+    })?])
 }
 
 #[cfg(test)]

@@ -117,6 +117,7 @@ pub struct OpBuilder {
 }
 
 impl OpBuilder {
+    #[inline(never)]
     pub fn new(name: &'static str, factory: KernelFactory) -> OpBuilder {
         OpBuilder {
             def: OpDef {
@@ -134,6 +135,7 @@ impl OpBuilder {
     }
 
     /// One input typed by attr `ty_attr`.
+    #[inline(never)]
     pub fn input(mut self, name: &'static str, ty_attr: &'static str) -> Self {
         self.def.inputs.push(ArgDef {
             name,
@@ -145,6 +147,7 @@ impl OpBuilder {
         self
     }
 
+    #[inline(never)]
     pub fn fixed_input(mut self, name: &'static str, dtype: DType) -> Self {
         self.def.inputs.push(ArgDef {
             name,
@@ -157,11 +160,13 @@ impl OpBuilder {
     }
 
     /// `N` >= 1 inputs typed by `ty_attr`; adds the int attr `n_attr` (inferred).
+    #[inline(never)]
     pub fn inputs_n(self, name: &'static str, n_attr: &'static str, ty_attr: &'static str) -> Self {
         self.inputs_n_min(name, n_attr, ty_attr, 1)
     }
 
     /// `N` >= `min` inputs (TF's `N: int >= min`), typed by `ty_attr`; adds `n_attr` (inferred).
+    #[inline(never)]
     pub fn inputs_n_min(
         mut self,
         name: &'static str,
@@ -180,6 +185,7 @@ impl OpBuilder {
     }
 
     /// A list of inputs typed by the `list(type)` attr `types_attr` (added, inferred).
+    #[inline(never)]
     pub fn inputs_typed(mut self, name: &'static str, types_attr: &'static str) -> Self {
         self.def.inputs.push(ArgDef {
             name,
@@ -191,6 +197,7 @@ impl OpBuilder {
         self.attr(types_attr, AttrType::ListType, None)
     }
 
+    #[inline(never)]
     pub fn attr(mut self, name: &'static str, ty: AttrType, default: Option<AttrDefault>) -> Self {
         self.def.attrs.push(AttrDef {
             name,
@@ -204,6 +211,7 @@ impl OpBuilder {
     }
 
     /// A type attr with the dtypes it accepts; `default` is used when no input determines it.
+    #[inline(never)]
     pub fn type_attr(mut self, name: &'static str, allowed: &'static [DType]) -> Self {
         self.def.attrs.push(AttrDef {
             name,
@@ -216,6 +224,7 @@ impl OpBuilder {
         self
     }
 
+    #[inline(never)]
     pub fn type_attr_default(
         self,
         name: &'static str,
@@ -229,23 +238,28 @@ impl OpBuilder {
         b
     }
 
+    #[inline(never)]
     pub fn bool_attr(self, name: &'static str, default: bool) -> Self {
         self.attr(name, AttrType::Bool, Some(AttrDefault::Bool(default)))
     }
 
+    #[inline(never)]
     pub fn int_attr(self, name: &'static str, default: Option<i64>) -> Self {
         self.attr(name, AttrType::Int, default.map(AttrDefault::Int))
     }
 
+    #[inline(never)]
     pub fn float_attr(self, name: &'static str, default: f32) -> Self {
         self.attr(name, AttrType::Float, Some(AttrDefault::Float(default)))
     }
 
+    #[inline(never)]
     pub fn ints_attr(self, name: &'static str, default: Option<&'static [i64]>) -> Self {
         self.attr(name, AttrType::ListInt, default.map(AttrDefault::Ints))
     }
 
     /// A string attr restricted to `one_of` (e.g. padding SAME/VALID/EXPLICIT).
+    #[inline(never)]
     pub fn enum_attr(
         mut self,
         name: &'static str,
@@ -263,21 +277,25 @@ impl OpBuilder {
         self
     }
 
+    #[inline(never)]
     pub fn string_attr(self, name: &'static str, default: Option<&'static str>) -> Self {
         self.attr(name, AttrType::String, default.map(AttrDefault::Str))
     }
 
+    #[inline(never)]
     pub fn stateful(mut self) -> Self {
         self.def.flags.stateful = true;
         self
     }
 
+    #[inline(never)]
     pub fn unique_key(mut self) -> Self {
         self.def.flags.unique_key = true;
         self
     }
 
     /// Finishes the definition: precomputed hashes and attr indices for the dispatch path.
+    #[inline(never)]
     pub fn build(mut self) -> OpDef {
         let d = &mut self.def;
         d.name_hash = crate::ops::fast_hash(d.name);

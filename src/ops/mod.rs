@@ -47,6 +47,8 @@ pub struct Registry {
 }
 
 impl Registry {
+    /// Registration runs once: kept out of line so the many call sites stay small.
+    #[inline(never)]
     pub fn add(&mut self, op: OpBuilder) {
         let mut def = op.build();
         def.id = self.next_id;
@@ -65,8 +67,20 @@ impl Registry {
 
     pub fn names(&self) -> Vec<&'static str> {
         let mut v: Vec<_> = self.ops.keys().copied().collect();
-        v.sort_unstable();
+        sort_small(&mut v, |a, b| a < b);
         v
+    }
+}
+
+/// A stable insertion sort for the few short, cold lists the runtime sorts (op names, per-op
+/// statistics, exclusion lists): a fraction of the code the std sorts bring per element type.
+pub(crate) fn sort_small<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && less(&v[j], &v[j - 1]) {
+            v.swap(j, j - 1);
+            j -= 1;
+        }
     }
 }
 

@@ -2,12 +2,12 @@
 //! tensors as [outer, axis, inner] and moves contiguous `axis * inner` runs.
 
 use super::super::{KernelContext, KernelFactory::Simple};
-use super::{int_scalar, int_vector, output};
+use super::assemble::assemble;
+use super::{int_scalar, int_vector};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
-use crate::with_dtype;
+use crate::tensor::{DType, Shape, Tensor};
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -53,14 +53,14 @@ fn product(dims: &[usize]) -> usize {
 }
 
 /// Concatenates `[outer, run_i]` blocks: for every outer index, each part's run in turn.
-fn join<T: Element>(parts: &[&[T]], runs: &[usize], outer: usize, total: usize) -> Result<Vec<T>> {
-    let mut out = try_with_capacity::<T>(total)?;
-    for o in 0..outer {
-        for (p, &r) in parts.iter().zip(runs) {
-            out.extend_from_slice(&p[o * r..(o + 1) * r]);
+fn join(parts: &[&Tensor], runs: &[usize], outer: usize, shape: Shape) -> Result<Tensor> {
+    assemble(parts, parts[0].dtype(), shape, &mut |emit| {
+        for o in 0..outer {
+            for (k, &r) in runs.iter().enumerate() {
+                emit(k, o * r, r, 1);
+            }
         }
-    }
-    Ok(out)
+    })
 }
 
 fn concat_v2(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -117,16 +117,9 @@ fn concat_v2(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Res
     }
     let outer = product(&first.dims()[..axis]);
     let inner = product(&first.dims()[axis + 1..]);
-    with_dtype!(first.dtype(), T, {
-        let mut parts = Vec::with_capacity(values.len());
-        let mut runs = Vec::with_capacity(values.len());
-        for v in values {
-            parts.push(v.as_slice::<T>()?);
-            runs.push(v.dims()[axis] * inner);
-        }
-        let out = join(&parts, &runs, outer, shape.num_elements())?;
-        Ok(vec![output(shape, out)?])
-    })
+    let parts: Vec<&Tensor> = values.iter().collect();
+    let runs: Vec<usize> = values.iter().map(|v| v.dims()[axis] * inner).collect();
+    Ok(vec![join(&parts, &runs, outer, shape)?])
 }
 
 fn pack(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -159,15 +152,8 @@ fn pack(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
     }
     let outer = product(&first.dims()[..axis]);
     let inner = product(&first.dims()[axis..]);
-    with_dtype!(first.dtype(), T, {
-        let parts = inputs
-            .iter()
-            .map(|v| v.as_slice::<T>())
-            .collect::<Result<Vec<_>>>()?;
-        let runs = vec![inner; parts.len()];
-        let out = join(&parts, &runs, outer, shape.num_elements())?;
-        Ok(vec![output(shape, out)?])
-    })
+    let parts: Vec<&Tensor> = inputs.iter().collect();
+    Ok(vec![join(&parts, &vec![inner; parts.len()], outer, shape)?])
 }
 
 /// Cuts `x` along `axis` into pieces of `sizes` (which sum to the axis length); with `drop_axis`
@@ -190,31 +176,25 @@ fn cut(x: &Tensor, axis: usize, sizes: &[usize], drop_axis: bool) -> Result<Vec<
     let outer = product(&dims[..axis]);
     let mid = dims[axis];
     let inner = product(&dims[axis + 1..]);
-    with_dtype!(x.dtype(), T, {
-        let src = x.as_slice::<T>()?;
-        let mut outs = Vec::with_capacity(sizes.len());
-        let mut start = 0usize;
-        for &s in sizes {
-            let mut d = dims.to_vec();
-            if drop_axis {
-                d.remove(axis);
-            } else {
-                d[axis] = s;
-            }
-            let shape = Shape::new(d)?;
-            let run = s * inner;
-            let mut out = try_with_capacity::<T>(shape.num_elements())?;
-            if run > 0 {
-                for o in 0..outer {
-                    let b = (o * mid + start) * inner;
-                    out.extend_from_slice(&src[b..b + run]);
-                }
-            }
-            outs.push(output(shape, out)?);
-            start += s;
+    let mut outs = Vec::with_capacity(sizes.len());
+    let mut start = 0usize;
+    for &s in sizes {
+        let mut d = dims.to_vec();
+        if drop_axis {
+            d.remove(axis);
+        } else {
+            d[axis] = s;
         }
-        Ok(outs)
-    })
+        let shape = Shape::new(d)?;
+        let run = s * inner;
+        outs.push(assemble(&[x], x.dtype(), shape, &mut |emit| {
+            for o in 0..outer {
+                emit(0, (o * mid + start) * inner, run, 1);
+            }
+        })?);
+        start += s;
+    }
+    Ok(outs)
 }
 
 fn unpack(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {

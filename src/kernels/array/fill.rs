@@ -1,12 +1,12 @@
 //! Tensors made from attrs or scalars: Fill, Range, Const.
 
 use super::super::{KernelContext, KernelFactory::Simple};
+use super::assemble::assemble;
 use super::{int_vector, output};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{AttrType, NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Shape, Tensor};
-use crate::with_dtype;
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -52,12 +52,13 @@ fn fill(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
     let value = &inputs[1];
     scalar_like(value, "Fill input 'value'")?;
     let shape = Shape::from_i64(&dims)?;
-    with_dtype!(value.dtype(), T, {
-        let v = value.as_slice::<T>()?[0];
-        let mut out = try_with_capacity::<T>(shape.num_elements())?;
-        out.resize(shape.num_elements(), v);
-        Ok(vec![output(shape, out)?])
-    })
+    let n = shape.num_elements();
+    Ok(vec![assemble(
+        &[value],
+        value.dtype(),
+        shape,
+        &mut |emit| emit(0, 0, n, 0),
+    )?])
 }
 
 /// TF's sign checks on Range's scalars.

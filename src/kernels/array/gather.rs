@@ -2,12 +2,12 @@
 //! [batch, n]; output rows are contiguous `inner` runs of params.
 
 use super::super::{KernelContext, KernelFactory::Simple};
-use super::{int_scalar, output};
+use super::assemble::assemble;
+use super::int_scalar;
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_with_capacity, Shape, Tensor};
-use crate::with_dtype;
+use crate::tensor::{Shape, Tensor};
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -52,7 +52,7 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
     let n: usize = id[batch_dims..].iter().product();
     // TF checks indices only when there is something to copy.
     if shape.num_elements() == 0 {
-        return with_dtype!(params.dtype(), T, { output(shape, Vec::<T>::new()) });
+        return assemble(&[], params.dtype(), shape, &mut |_| {});
     }
     let idx = indices.to_i64_vec()?;
     for (i, &v) in idx.iter().enumerate() {
@@ -63,20 +63,16 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
             )));
         }
     }
-    with_dtype!(params.dtype(), T, {
-        let src = params.as_slice::<T>()?;
-        let mut out = try_with_capacity::<T>(shape.num_elements())?;
+    assemble(&[params], params.dtype(), shape, &mut |emit| {
         for b in 0..batch {
             let rows = &idx[b * n..(b + 1) * n];
             for o in 0..outer {
                 let base = (b * outer + o) * limit;
                 for &i in rows {
-                    let s = (base + i as usize) * inner;
-                    out.extend_from_slice(&src[s..s + inner]);
+                    emit(0, (base + i as usize) * inner, inner, 1);
                 }
             }
         }
-        output(shape, out)
     })
 }
 

@@ -2,6 +2,7 @@
 //! pad/tile, fill/range/const and the identity family. Shared input readers and the strided copy
 //! live here and in `strided`.
 
+pub mod assemble;
 mod concat;
 mod fill;
 mod gather;

@@ -2,13 +2,12 @@
 //! whole input rows where it can.
 
 use super::super::{KernelContext, KernelFactory::Simple};
-use super::strided::for_each_base;
-use super::{int_vector, output, paddings, to_dim};
+use super::assemble::{assemble, zero_scalar, Emit, OUT};
+use super::{int_vector, paddings, to_dim};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, unimplemented, Result};
-use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
-use crate::with_dtype;
+use crate::tensor::{DType, Shape, Tensor};
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -55,31 +54,35 @@ fn padded_shape(dims: &[usize], pads: &[(usize, usize)]) -> Result<Shape> {
     Shape::new(out)
 }
 
-/// Constant padding: fill the output with `value`, then copy each input row into place.
-fn pad_constant<T: Element>(
-    src: &[T],
+/// Emits the padded block of `dims[d..]` (input offset `off`) in output order: source 0 is the
+/// input, source 1 the pad value; `ostrides` are the output's strides.
+fn emit_padded(
+    emit: &mut Emit<'_>,
     dims: &[usize],
+    istrides: &[usize],
+    ostrides: &[usize],
     pads: &[(usize, usize)],
-    shape: &Shape,
-    value: T,
-) -> Result<Vec<T>> {
-    let mut out = try_with_capacity::<T>(shape.num_elements())?;
-    out.resize(shape.num_elements(), value);
-    let k = dims.len();
-    if src.is_empty() || k == 0 {
-        return Ok(out);
+    d: usize,
+    off: usize,
+) {
+    let (before, after) = pads[d];
+    emit(1, 0, before * ostrides[d], 0);
+    if d + 1 == dims.len() {
+        emit(0, off, dims[d], 1);
+    } else {
+        for i in 0..dims[d] {
+            emit_padded(
+                emit,
+                dims,
+                istrides,
+                ostrides,
+                pads,
+                d + 1,
+                off + i * istrides[d],
+            );
+        }
     }
-    let ostrides = shape.strides();
-    let start: usize = pads.iter().zip(&ostrides).map(|(p, s)| p.0 * s).sum();
-    let row = dims[k - 1];
-    let strides: Vec<isize> = ostrides[..k - 1].iter().map(|&s| s as isize).collect();
-    let mut i = 0usize;
-    for_each_base(start as isize, &dims[..k - 1], &strides, |b| {
-        let b = b as usize;
-        out[b..b + row].copy_from_slice(&src[i..i + row]);
-        i += row;
-    });
-    Ok(out)
+    emit(1, 0, after * ostrides[d], 0);
 }
 
 fn pad(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -97,14 +100,21 @@ fn pad(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Ve
     if pads.iter().all(|&p| p == (0, 0)) {
         return Ok(vec![x.clone()]);
     }
-    with_dtype!(x.dtype(), T, {
-        let value = match inputs.get(2) {
-            Some(c) => c.as_slice::<T>()?[0],
-            None => T::default(),
-        };
-        let out = pad_constant(x.as_slice::<T>()?, x.dims(), &pads, &shape, value)?;
-        Ok(vec![output(shape, out)?])
-    })
+    let zero;
+    let value = match inputs.get(2) {
+        Some(c) => c,
+        None => {
+            zero = zero_scalar(x.dtype())?;
+            &zero
+        }
+    };
+    let (istrides, ostrides) = (x.shape().strides(), shape.strides());
+    Ok(vec![assemble(
+        &[x, value],
+        x.dtype(),
+        shape,
+        &mut |emit| emit_padded(emit, x.dims(), &istrides, &ostrides, &pads, 0, 0),
+    )?])
 }
 
 /// For each output position along one dim, the input position it mirrors.
@@ -162,50 +172,57 @@ fn mirror_pad(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Re
         .collect();
     let istrides = x.shape().strides();
     let odims = shape.dims();
-    with_dtype!(x.dtype(), T, {
-        let src = x.as_slice::<T>()?;
-        let mut out = try_with_capacity::<T>(shape.num_elements())?;
-        if shape.num_elements() > 0 {
-            let k = rank;
-            let (row_before, row) = (pads[k - 1].0, x.dims()[k - 1]);
-            let last = &maps[k - 1];
-            let mut idx = vec![0usize; k - 1];
-            let rows: usize = odims[..k - 1].iter().product();
-            for _ in 0..rows {
-                let base: usize = (0..k - 1).map(|d| maps[d][idx[d]] * istrides[d]).sum();
-                let r = &src[base..base + row];
-                out.extend(last[..row_before].iter().map(|&m| r[m]));
-                out.extend_from_slice(r);
-                out.extend(last[row_before + row..].iter().map(|&m| r[m]));
-                // Next output row: an odometer over all but the last dim.
-                for d in (0..k - 1).rev() {
-                    idx[d] += 1;
-                    if idx[d] < odims[d] {
-                        break;
+    let n = shape.num_elements();
+    Ok(vec![assemble(
+        &[x],
+        x.dtype(),
+        shape.clone(),
+        &mut |emit| {
+            if n > 0 {
+                let k = rank;
+                let (row_before, row) = (pads[k - 1].0, x.dims()[k - 1]);
+                let last = &maps[k - 1];
+                let mut idx = vec![0usize; k - 1];
+                let rows: usize = odims[..k - 1].iter().product();
+                for _ in 0..rows {
+                    let base: usize = (0..k - 1).map(|d| maps[d][idx[d]] * istrides[d]).sum();
+                    for &m in &last[..row_before] {
+                        emit(0, base + m, 1, 1);
                     }
-                    idx[d] = 0;
+                    emit(0, base, row, 1);
+                    for &m in &last[row_before + row..] {
+                        emit(0, base + m, 1, 1);
+                    }
+                    // Next output row: an odometer over all but the last dim.
+                    for d in (0..k - 1).rev() {
+                        idx[d] += 1;
+                        if idx[d] < odims[d] {
+                            break;
+                        }
+                        idx[d] = 0;
+                    }
                 }
             }
-        }
-        Ok(vec![output(shape, out)?])
-    })
+        },
+    )?])
 }
 
-/// Appends `src` (a block of shape `dims[d..]` starting at `off`) tiled by `mult[d..]` to `out`.
-fn tile_into<T: Element>(
-    src: &[T],
+/// Emits the block of shape `dims[d..]` at input offset `off`, tiled by `mult[d..]`; repeats
+/// of a finished block are copied from the output itself. `pos` is the output length so far.
+fn emit_tiled(
+    emit: &mut Emit<'_>,
     dims: &[usize],
     strides: &[usize],
     mult: &[usize],
     d: usize,
     off: usize,
-    out: &mut Vec<T>,
+    pos: &mut usize,
 ) {
-    let start = out.len();
+    let start = *pos;
     if d + 1 == dims.len() {
-        let row = &src[off..off + dims[d]];
         for _ in 0..mult[d] {
-            out.extend_from_slice(row);
+            emit(0, off, dims[d], 1);
+            *pos += dims[d];
         }
         return;
     }
@@ -213,11 +230,12 @@ fn tile_into<T: Element>(
         return;
     }
     for i in 0..dims[d] {
-        tile_into(src, dims, strides, mult, d + 1, off + i * strides[d], out);
+        emit_tiled(emit, dims, strides, mult, d + 1, off + i * strides[d], pos);
     }
-    let block = out.len() - start;
+    let block = *pos - start;
     for _ in 1..mult[d] {
-        out.extend_from_within(start..start + block);
+        emit(OUT, start, block, 1);
+        *pos += block;
     }
 }
 
@@ -245,15 +263,13 @@ fn tile(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
     if mult.iter().all(|&v| v == 1) {
         return Ok(vec![x.clone()]);
     }
-    with_dtype!(x.dtype(), T, {
-        let src = x.as_slice::<T>()?;
-        let mut out = try_with_capacity::<T>(shape.num_elements())?;
-        if shape.num_elements() > 0 {
-            let strides = x.shape().strides();
-            tile_into(src, x.dims(), &strides, &mult, 0, 0, &mut out);
+    let n = shape.num_elements();
+    let strides = x.shape().strides();
+    Ok(vec![assemble(&[x], x.dtype(), shape, &mut |emit| {
+        if n > 0 {
+            emit_tiled(emit, x.dims(), &strides, &mult, 0, 0, &mut 0);
         }
-        Ok(vec![output(shape, out)?])
-    })
+    })?])
 }
 
 #[cfg(test)]
@@ -270,12 +286,25 @@ mod tests {
 
     #[test]
     fn tiles_and_pads() {
-        let src = [1, 2, 3, 4];
-        let mut out = Vec::new();
-        tile_into(&src, &[2, 2], &[2, 1], &[2, 2], 0, 0, &mut out);
-        assert_eq!(out, vec![1, 2, 1, 2, 3, 4, 3, 4, 1, 2, 1, 2, 3, 4, 3, 4]);
+        let x = Tensor::from_slice(&[2, 2], &[1i32, 2, 3, 4]).unwrap();
+        let shape = Shape::new(vec![4, 4]).unwrap();
+        let t = assemble(&[&x], DType::Int32, shape, &mut |emit| {
+            emit_tiled(emit, &[2, 2], &[2, 1], &[2, 2], 0, 0, &mut 0)
+        })
+        .unwrap();
+        assert_eq!(
+            t.as_slice::<i32>().unwrap(),
+            &[1, 2, 1, 2, 3, 4, 3, 4, 1, 2, 1, 2, 3, 4, 3, 4]
+        );
+        let zero = zero_scalar(DType::Int32).unwrap();
         let shape = Shape::new(vec![3, 4]).unwrap();
-        let p = pad_constant(&src, &[2, 2], &[(1, 0), (1, 1)], &shape, 0).unwrap();
-        assert_eq!(p, vec![0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0]);
+        let p = assemble(&[&x, &zero], DType::Int32, shape, &mut |emit| {
+            emit_padded(emit, &[2, 2], &[2, 1], &[4, 1], &[(1, 0), (1, 1)], 0, 0)
+        })
+        .unwrap();
+        assert_eq!(
+            p.as_slice::<i32>().unwrap(),
+            &[0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0]
+        );
     }
 }

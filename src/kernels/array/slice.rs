@@ -2,12 +2,11 @@
 //! (sparse spec -> dense spec -> canonical, clamped bounds) so shapes and errors match TF.
 
 use super::super::{KernelContext, KernelFactory::Simple};
-use super::{gather_strided, int_vector, output};
+use super::{gather_strided, int_vector};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{Shape, Tensor};
-use crate::with_dtype;
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -53,10 +52,7 @@ fn copy_view(
         }
         strides.push(step[d] as isize * in_strides[d] as isize);
     }
-    with_dtype!(x.dtype(), T, {
-        let out = gather_strided(x.as_slice::<T>()?, offset, sizes, &strides)?;
-        Ok(output(shape, out)?)
-    })
+    gather_strided(x, offset, sizes, &strides, shape)
 }
 
 fn slice(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {

@@ -2,21 +2,24 @@
 //! element strides) of a row-major buffer into a new contiguous buffer. Dims are coalesced first,
 //! so a slice that keeps whole rows copies them as single runs.
 
+use super::assemble::assemble;
 use crate::status::{internal, Result};
-use crate::tensor::{try_alloc, try_with_capacity, Element};
+use crate::tensor::{try_alloc, Element, Shape, Tensor};
 
 /// Block edge for the cache-friendly 2-D transpose path.
 const TILE: usize = 16;
 
-/// Returns `out` with `out[i0, .., ik] = src[offset + sum(i_d * strides[d])]` in row-major order
-/// over `dims`. Strides may be negative (reversed slices) or zero (broadcast reads). Every address
-/// the view touches must lie in `src`; this is checked once up front (Internal error otherwise).
-pub fn gather_strided<T: Element>(
-    src: &[T],
+/// Returns a tensor of `shape` with `out[i0, .., ik] = x[offset + sum(i_d * strides[d])]` in
+/// row-major order over `dims` (which has `shape`'s element count). Strides may be negative
+/// (reversed slices) or zero (broadcast reads). Every address the view touches must lie in `x`;
+/// this is checked once up front (Internal error otherwise).
+pub fn gather_strided(
+    x: &Tensor,
     offset: isize,
     dims: &[usize],
     strides: &[isize],
-) -> Result<Vec<T>> {
+    shape: Shape,
+) -> Result<Tensor> {
     if dims.len() != strides.len() {
         return Err(internal(
             "gather_strided: dims and strides differ in length",
@@ -27,36 +30,28 @@ pub fn gather_strided<T: Element>(
         .try_fold(1usize, |n, &d| n.checked_mul(d))
         .ok_or_else(|| internal("gather_strided: element count overflows"))?;
     if total == 0 {
-        return Ok(Vec::new());
+        return assemble(&[], x.dtype(), shape, &mut |_| {});
     }
     let (dims, strides) = coalesce(dims, strides);
-    check_bounds(src.len(), offset, &dims, &strides)?;
+    check_bounds(x.num_elements(), offset, &dims, &strides)?;
     let k = dims.len();
     if k == 0 {
-        let mut out = try_with_capacity(1)?;
-        out.push(src[offset as usize]);
-        return Ok(out);
+        return assemble(&[x], x.dtype(), shape, &mut |emit| {
+            emit(0, offset as usize, 1, 1)
+        });
     }
     let (n, s) = (dims[k - 1], strides[k - 1]);
     if s != 1 && k >= 2 && strides[k - 2] == 1 && dims[k - 2] >= TILE && n >= TILE {
-        return transpose_tiled(src, offset, &dims, &strides, total);
+        return crate::with_dtype!(x.dtype(), T, {
+            let out = transpose_tiled(x.as_slice::<T>()?, offset, &dims, &strides, total)?;
+            Tensor::from_vec(shape, out)
+        });
     }
-    let mut out = try_with_capacity(total)?;
-    for_each_base(offset, &dims[..k - 1], &strides[..k - 1], |b| {
-        let b = b as usize;
-        if s == 1 {
-            out.extend_from_slice(&src[b..b + n]);
-        } else if s > 0 {
-            let hi = b + (n - 1) * s as usize;
-            out.extend(src[b..=hi].iter().step_by(s as usize));
-        } else if s < 0 {
-            let lo = b - (n - 1) * s.unsigned_abs();
-            out.extend(src[lo..=b].iter().rev().step_by(s.unsigned_abs()));
-        } else {
-            out.extend(std::iter::repeat_n(src[b], n));
-        }
-    });
-    Ok(out)
+    assemble(&[x], x.dtype(), shape, &mut |emit| {
+        for_each_base(offset, &dims[..k - 1], &strides[..k - 1], |b| {
+            emit(0, b as usize, n, s)
+        })
+    })
 }
 
 /// Drops size-1 dims and merges neighbours that are contiguous in `src`.
@@ -166,36 +161,43 @@ fn transpose_tiled<T: Element>(
 mod tests {
     use super::*;
 
+    fn view(src: &Tensor, offset: isize, dims: &[usize], strides: &[isize]) -> Result<Vec<i32>> {
+        let shape = Shape::from_dims(dims)?;
+        Ok(gather_strided(src, offset, dims, strides, shape)?
+            .as_slice::<i32>()?
+            .to_vec())
+    }
+
     #[test]
     fn slices_reverses_and_transposes() {
-        let src: Vec<i32> = (0..12).collect(); // [3, 4]
+        let v: Vec<i32> = (0..12).collect(); // [3, 4]
+        let src = Tensor::from_slice(&[12], &v).unwrap();
+        assert_eq!(view(&src, 5, &[2, 2], &[4, 1]).unwrap(), vec![5, 6, 9, 10]);
         assert_eq!(
-            gather_strided(&src, 5, &[2, 2], &[4, 1]).unwrap(),
-            vec![5, 6, 9, 10]
-        );
-        assert_eq!(
-            gather_strided(&src, 11, &[3, 4], &[-4, -1]).unwrap(),
+            view(&src, 11, &[3, 4], &[-4, -1]).unwrap(),
             (0..12).rev().collect::<Vec<_>>()
         );
         assert_eq!(
-            gather_strided(&src, 0, &[4, 3], &[1, 4]).unwrap(),
+            view(&src, 0, &[4, 3], &[1, 4]).unwrap(),
             vec![0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11]
         );
+        assert_eq!(view(&src, 0, &[0, 3], &[1, 4]).unwrap(), Vec::<i32>::new());
         assert_eq!(
-            gather_strided(&src, 0, &[0, 3], &[1, 4]).unwrap(),
-            Vec::<i32>::new()
+            view(&src, 2, &[3, 2], &[0, 3]).unwrap(),
+            vec![2, 5, 2, 5, 2, 5]
         );
-        assert!(gather_strided(&src, 10, &[2], &[4]).is_err());
+        assert!(view(&src, 10, &[2], &[4]).is_err());
     }
 
     #[test]
     fn tiled_transpose_matches_naive() {
         let (r, c) = (37usize, 21usize);
-        let src: Vec<i32> = (0..(r * c) as i32).collect();
-        let got = gather_strided(&src, 0, &[c, r], &[1, c as isize]).unwrap();
+        let v: Vec<i32> = (0..(r * c) as i32).collect();
+        let src = Tensor::from_slice(&[r * c], &v).unwrap();
+        let got = view(&src, 0, &[c, r], &[1, c as isize]).unwrap();
         for i in 0..c {
             for j in 0..r {
-                assert_eq!(got[i * r + j], src[j * c + i]);
+                assert_eq!(got[i * r + j], v[j * c + i]);
             }
         }
     }

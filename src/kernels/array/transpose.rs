@@ -2,12 +2,11 @@
 //! otherwise a strided copy (coalesced dims; tiled when the innermost dims swap).
 
 use super::super::{KernelContext, KernelFactory::Simple};
-use super::{gather_strided, int_vector, output};
+use super::{gather_strided, int_vector};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Shape, Tensor};
-use crate::with_dtype;
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -61,10 +60,7 @@ pub fn transpose(x: &Tensor, perm: &[usize]) -> Result<Tensor> {
     }
     let in_strides = x.shape().strides();
     let strides: Vec<isize> = perm.iter().map(|&p| in_strides[p] as isize).collect();
-    with_dtype!(x.dtype(), T, {
-        let out = gather_strided(x.as_slice::<T>()?, 0, &out_dims, &strides)?;
-        output(shape, out)
-    })
+    gather_strided(x, 0, &out_dims, &strides, shape)
 }
 
 fn transpose_op(
