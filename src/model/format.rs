@@ -4,42 +4,49 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+/// Borrows from the JSON text: node names, ops, inputs and attr texts are slices of it (owned only
+/// when they contain escapes), so parsing allocates little beyond the node list.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ModelJson {
+pub struct ModelJson<'a> {
     #[serde(default)]
     pub format: Option<String>,
-    pub model_topology: Option<Topology>,
-    pub weights_manifest: Option<Vec<ManifestGroup>>,
+    #[serde(borrow)]
+    pub model_topology: Option<Topology<'a>>,
+    #[serde(borrow)]
+    pub weights_manifest: Option<Vec<ManifestGroup<'a>>>,
     #[serde(default)]
     pub signature: Option<Signature>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Topology {
-    #[serde(default)]
-    pub node: Vec<NodeDef>,
+pub struct Topology<'a> {
+    #[serde(default, borrow)]
+    pub node: Vec<NodeDef<'a>>,
     #[serde(default)]
     pub library: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct NodeDef {
-    pub name: String,
-    pub op: String,
-    #[serde(default)]
-    pub input: Vec<String>,
+pub struct NodeDef<'a> {
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
+    #[serde(borrow)]
+    pub op: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub input: Vec<Cow<'a, str>>,
     /// Attr values as their JSON text (syntax checked by the parse), turned into a `Value` only when
     /// the loader reads one (`attr_json`): most attrs (`_output_shapes`, the `value` of Consts whose
     /// data comes from the weights, ...) are never read, and a `Value` tree costs an allocation per
     /// object, key and string.
-    #[serde(default)]
-    pub attr: BTreeMap<String, Box<RawValue>>,
+    #[serde(default, borrow)]
+    pub attr: BTreeMap<Cow<'a, str>, &'a RawValue>,
 }
 
-impl NodeDef {
+impl NodeDef<'_> {
     /// Attr `name` as a JSON value, if the node has it.
     pub fn attr_json(&self, name: &str) -> Option<Value> {
         // The text was parsed once already, so this cannot fail; `Null` would be reported by
@@ -51,16 +58,19 @@ impl NodeDef {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ManifestGroup {
+pub struct ManifestGroup<'a> {
     pub paths: Vec<String>,
-    pub weights: Vec<WeightSpec>,
+    #[serde(borrow)]
+    pub weights: Vec<WeightSpec<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct WeightSpec {
-    pub name: String,
+pub struct WeightSpec<'a> {
+    #[serde(borrow)]
+    pub name: Cow<'a, str>,
     pub shape: Vec<i64>,
-    pub dtype: String,
+    #[serde(borrow)]
+    pub dtype: Cow<'a, str>,
     #[serde(default)]
     pub quantization: Option<Quantization>,
 }

@@ -44,10 +44,10 @@ pub fn parse_input(s: &str) -> Result<InputRef<'_>> {
 }
 
 /// Node names to indices; duplicate names are an error.
-pub fn index_nodes(nodes: &[NodeDef]) -> Result<HashMap<&str, usize>> {
+pub fn index_nodes<'n>(nodes: &'n [NodeDef<'_>]) -> Result<HashMap<&'n str, usize>> {
     let mut index = HashMap::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
-        if index.insert(n.name.as_str(), i).is_some() {
+        if index.insert(&*n.name, i).is_some() {
             return Err(invalid_argument(format!(
                 "model.json has two nodes named '{}'",
                 n.name
@@ -60,7 +60,7 @@ pub fn index_nodes(nodes: &[NodeDef]) -> Result<HashMap<&str, usize>> {
 /// Resolved inputs of every node: (data inputs as (node, output), control inputs as node).
 pub type Edges = Vec<(Vec<(usize, usize)>, Vec<usize>)>;
 
-pub fn resolve_edges(nodes: &[NodeDef], index: &HashMap<&str, usize>) -> Result<Edges> {
+pub fn resolve_edges(nodes: &[NodeDef<'_>], index: &HashMap<&str, usize>) -> Result<Edges> {
     nodes
         .iter()
         .map(|n| {
@@ -87,7 +87,11 @@ pub fn resolve_edges(nodes: &[NodeDef], index: &HashMap<&str, usize>) -> Result<
 
 /// Nodes needed for `targets`, in an order where each follows all its inputs (Kahn's algorithm on
 /// the needed subgraph). A cycle is an error naming a node on it.
-pub fn execution_order(nodes: &[NodeDef], edges: &Edges, targets: &[usize]) -> Result<Vec<usize>> {
+pub fn execution_order(
+    nodes: &[NodeDef<'_>],
+    edges: &Edges,
+    targets: &[usize],
+) -> Result<Vec<usize>> {
     let n = nodes.len();
     let mut needed = vec![false; n];
     let mut stack: Vec<usize> = targets.to_vec();
@@ -124,7 +128,7 @@ pub fn execution_order(nodes: &[NodeDef], edges: &Edges, targets: &[usize]) -> R
     if order.len() != total {
         let stuck = (0..n)
             .find(|&i| needed[i] && pending[i] > 0)
-            .map(|i| nodes[i].name.as_str())
+            .map(|i| &*nodes[i].name)
             .unwrap_or("?");
         return Err(invalid_argument(format!(
             "model graph has a cycle (through node '{stuck}'); control flow v1 loops are not supported"

@@ -13,7 +13,7 @@ use crate::status::{invalid_argument, unimplemented, Result, Status};
 use crate::tensor::{DType, Shape, Tensor};
 use std::collections::HashMap;
 
-pub fn parse(model_json: &str) -> Result<ModelJson> {
+pub fn parse(model_json: &str) -> Result<ModelJson<'_>> {
     let m: ModelJson = serde_json::from_str(model_json)
         .map_err(|e| invalid_argument(format!("model.json is not a valid TF.js model: {e}")))?;
     if let Some(f) = &m.format {
@@ -43,7 +43,10 @@ struct WeightSlot<'a> {
     quant: Option<&'a super::format::Quantization>,
 }
 
-fn plan_weights(groups: &[ManifestGroup], available: usize) -> Result<Vec<WeightSlot<'_>>> {
+fn plan_weights<'g>(
+    groups: &'g [ManifestGroup<'_>],
+    available: usize,
+) -> Result<Vec<WeightSlot<'g>>> {
     let mut slots = Vec::new();
     let mut offset = 0usize;
     for w in groups.iter().flat_map(|g| &g.weights) {
@@ -109,7 +112,7 @@ fn tensor_info(name: &str, t: &SignatureTensor) -> Result<TensorInfo> {
 }
 
 /// Placeholders as inputs, and nodes nobody consumes as outputs: TF.js's rule without a signature.
-fn default_signature(nodes: &[NodeDef]) -> Result<(Vec<TensorInfo>, Vec<TensorInfo>)> {
+fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<TensorInfo>)> {
     let mut consumed = std::collections::HashSet::new();
     for n in nodes {
         for i in &n.input {
@@ -140,14 +143,14 @@ fn default_signature(nodes: &[NodeDef]) -> Result<(Vec<TensorInfo>, Vec<TensorIn
                 _ => None,
             };
             inputs.push(TensorInfo {
-                name: n.name.clone(),
+                name: n.name.to_string(),
                 tensor_name: format!("{}:0", n.name),
                 dtype,
                 shape,
             });
-        } else if !consumed.contains(n.name.as_str()) && n.op != "NoOp" {
+        } else if !consumed.contains(&*n.name) && n.op != "NoOp" {
             outputs.push(TensorInfo {
-                name: n.name.clone(),
+                name: n.name.to_string(),
                 tensor_name: format!("{}:0", n.name),
                 dtype: DType::Float32,
                 shape: None,
@@ -159,7 +162,7 @@ fn default_signature(nodes: &[NodeDef]) -> Result<(Vec<TensorInfo>, Vec<TensorIn
 
 /// Op attrs the executor passes: those the op declares (others, like `_output_shapes` or device
 /// placement hints, cannot change what our kernel computes), parsed and type-checked now.
-fn node_attrs(n: &NodeDef, def: &'static ops::OpDef) -> Result<Vec<(&'static str, AttrValue)>> {
+fn node_attrs(n: &NodeDef<'_>, def: &'static ops::OpDef) -> Result<Vec<(&'static str, AttrValue)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
         if let Some(v) = n.attr_json(spec.name) {
@@ -256,7 +259,7 @@ pub fn load<W: WeightSource + ?Sized>(
         let plan = if let Some(&k) = feed_of.get(&i) {
             Plan::Feed(k)
         } else if n.op == "Const" {
-            match (weight_of.get(n.name.as_str()), n.attr.contains_key("value")) {
+            match (weight_of.get(&*n.name), n.attr.contains_key("value")) {
                 (Some(&w), _) => Plan::Weight(w),
                 (None, true) => {
                     match AttrValue::from_json(&n.attr_json("value").unwrap_or_default())
@@ -348,7 +351,7 @@ pub fn load<W: WeightSource + ?Sized>(
             },
         };
         graph_nodes.push(Node {
-            name: nodes[i].name.clone(),
+            name: nodes[i].name.to_string(),
             kind,
             inputs,
             uses,

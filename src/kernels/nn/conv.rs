@@ -1,14 +1,14 @@
 //! Conv2D (NHWC, HWIO filter) as im2col + SGEMM; a 1x1 stride-1 unpadded convolution is a GEMM
 //! straight on the input. im2col runs in row strips so the patch buffer stays bounded.
 
-use super::fused::{run_fused, Fusion};
-use super::gemm::{sgemm, Epilogue, MatRef};
+use super::fused::{with_output, Fusion};
+use super::gemm::{gemm_into, MatRef};
 use super::window::{dims4, padding_attr, require_nhwc, spatial_pair, windowed_2d, Dim1, Padding};
-use crate::kernels::{KernelContext, KernelFactory::Simple};
+use crate::kernels::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::def::FLOAT;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, unimplemented, Result};
-use crate::tensor::{try_alloc, Shape, Tensor};
+use crate::tensor::{try_alloc, Tensor};
 
 /// Patch-buffer budget per strip, in floats (1 MiB).
 const STRIP_FLOATS: usize = 1 << 18;
@@ -50,7 +50,7 @@ impl Conv2dParams {
 
 pub fn register(reg: &mut Registry) {
     reg.add(
-        OpBuilder::new("Conv2D", Simple(conv2d_op))
+        OpBuilder::new("Conv2D", Prepared(conv2d_op))
             .input("input", "T")
             .input("filter", "T")
             .type_attr("T", FLOAT)
@@ -63,26 +63,19 @@ pub fn register(reg: &mut Registry) {
     );
 }
 
-fn conv2d_op(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let params = Conv2dParams::from_attrs(a, true, true)?;
-    Ok(vec![conv2d(&i[0], &i[1], &params, None)?])
+/// Conv2D with its window attrs read once, at instantiation.
+struct Conv2dKernel(Conv2dParams);
+
+impl Kernel for Conv2dKernel {
+    fn compute(&self, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![conv2d(&i[0], &i[1], &self.0, None)?])
+    }
 }
 
-/// Runs `body` into a fresh output of `dims`, through the fusion's epilogue if there is one.
-pub fn with_output(
-    dims: Vec<usize>,
-    fusion: Option<&Fusion>,
-    body: impl FnOnce(&mut [f32], Epilogue<'_>) -> Result<()>,
-) -> Result<Tensor> {
-    match fusion {
-        Some(f) => run_fused(f, dims, body),
-        None => {
-            let shape = Shape::new(dims)?;
-            let mut out = try_alloc::<f32>(shape.num_elements())?;
-            body(&mut out, &mut |_, _, _| {})?;
-            Tensor::from_vec(shape, out)
-        }
-    }
+fn conv2d_op(a: &NodeAttrs) -> Result<Box<dyn Kernel>> {
+    Ok(Box::new(Conv2dKernel(Conv2dParams::from_attrs(
+        a, true, true,
+    )?)))
 }
 
 /// NHWC Conv2D of `x` by the HWIO `filter`, optionally fused.
@@ -90,7 +83,7 @@ pub fn conv2d(
     x: &Tensor,
     filter: &Tensor,
     p: &Conv2dParams,
-    fusion: Option<&Fusion>,
+    fusion: Option<&Fusion<'_>>,
 ) -> Result<Tensor> {
     let [n, h, w, ci] = dims4("Conv2D", "input", x.dims())?;
     let [kh, kw, fci, co] = dims4("Conv2D", "filter", filter.dims())?;
@@ -127,7 +120,8 @@ pub fn conv2d(
             && dy.pad_before == 0
             && dx.pad_before == 0;
         if pointwise {
-            return sgemm(MatRef::new(xs, m, ci, false)?, b, out, epi);
+            // 1x1: the NHWC input already is the [pixels, channels] matrix.
+            return gemm_into(MatRef::new(xs, m, ci, false)?, b, out, epi, 0);
         }
         let rows_per_strip = (STRIP_FLOATS / k.max(1)).clamp(1, m.max(1));
         let mut col = try_alloc::<f32>(rows_per_strip * k)?;
@@ -135,15 +129,7 @@ pub fn conv2d(
             let rows = rows_per_strip.min(m - r0);
             let patches = &mut col[..rows * k];
             im2col(xs, (h, w, ci), (kh, kw), &dy, &dx, r0, patches);
-            let c = out
-                .get_mut(r0 * co..(r0 + rows) * co)
-                .ok_or_else(|| invalid_argument("Conv2D: output strip out of range"))?;
-            sgemm(
-                MatRef::new(patches, rows, k, false)?,
-                b,
-                c,
-                &mut |r, j, seg| epi(r0 + r, j, seg),
-            )?;
+            gemm_into(MatRef::new(patches, rows, k, false)?, b, out, epi, r0)?;
         }
         Ok(())
     })

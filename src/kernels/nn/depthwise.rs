@@ -2,18 +2,20 @@
 //! output pixel, accumulate every valid tap's channel vector times the tap's filter vector. The
 //! channel loop is contiguous in input, filter and output, so it vectorizes.
 
-use super::conv::{with_output, Conv2dParams};
-use super::fused::Fusion;
-use super::window::dims4;
-use crate::kernels::{KernelContext, KernelFactory::Simple};
+use super::conv::Conv2dParams;
+use super::fused::{with_output, Epi, Fusion};
+use super::simd::{load_at, store_uninit_at, F4};
+use super::window::{dims4, Dim1};
+use crate::kernels::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::def::FLOAT;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
+use core::mem::MaybeUninit;
 
 pub fn register(reg: &mut Registry) {
     reg.add(
-        OpBuilder::new("DepthwiseConv2dNative", Simple(depthwise_op))
+        OpBuilder::new("DepthwiseConv2dNative", Prepared(depthwise_op))
             .input("input", "T")
             .input("filter", "T")
             .type_attr("T", FLOAT)
@@ -25,9 +27,19 @@ pub fn register(reg: &mut Registry) {
     );
 }
 
-fn depthwise_op(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let params = Conv2dParams::from_attrs(a, true, false)?;
-    Ok(vec![depthwise(&i[0], &i[1], &params, None)?])
+/// DepthwiseConv2dNative with its window attrs read once, at instantiation.
+struct DepthwiseKernel(Conv2dParams);
+
+impl Kernel for DepthwiseKernel {
+    fn compute(&self, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
+        Ok(vec![depthwise(&i[0], &i[1], &self.0, None)?])
+    }
+}
+
+fn depthwise_op(a: &NodeAttrs) -> Result<Box<dyn Kernel>> {
+    Ok(Box::new(DepthwiseKernel(Conv2dParams::from_attrs(
+        a, true, false,
+    )?)))
 }
 
 /// Depthwise convolution of `x` by `filter`, optionally fused.
@@ -35,7 +47,7 @@ pub fn depthwise(
     x: &Tensor,
     filter: &Tensor,
     p: &Conv2dParams,
-    fusion: Option<&Fusion>,
+    fusion: Option<&Fusion<'_>>,
 ) -> Result<Tensor> {
     let op = "DepthwiseConv2dNative";
     let [n, h, w, ci] = dims4(op, "input", x.dims())?;
@@ -52,13 +64,40 @@ pub fn depthwise(
     let (xs, fs) = (x.f32s()?, filter.f32s()?);
     let (oh, ow) = (dy.output, dx.output);
     with_output(vec![n, oh, ow, co], fusion, |out, epi| {
-        if co == 0 {
+        let total = out.capacity();
+        if co == 0 || total == 0 {
             return Ok(());
         }
+        let geo = Geometry {
+            n,
+            h,
+            w,
+            c: ci,
+            kh,
+            kw,
+            dy,
+            dx,
+        };
+        if mult == 1 {
+            let spare = out
+                .spare_capacity_mut()
+                .get_mut(..total)
+                .ok_or_else(|| invalid_argument(format!("{op}: output out of range")))?;
+            channels_simd(xs, fs, &geo, spare, epi)?;
+            // SAFETY: `channels_simd` returned Ok, so it wrote all `total` elements of `spare`
+            // (its contract), the first `total` slots of `out`'s capacity.
+            unsafe { out.set_len(total) };
+            if let Some(rest) = epi.rest {
+                for (row, px) in out.chunks_exact_mut(co).enumerate() {
+                    rest.apply_row(row, 0, px);
+                }
+            }
+            return Ok(());
+        }
+        out.resize(total, 0.0);
         for (row, px) in out.chunks_exact_mut(co).enumerate() {
             let (b, rem) = (row / (oh * ow), row % (oh * ow));
             let (oy, ox) = (rem / ow, rem % ow);
-            px.fill(0.0);
             for ky in 0..kh {
                 let Some(iy) = (oy * dy.stride + ky * dy.dilation)
                     .checked_sub(dy.pad_before)
@@ -78,27 +117,136 @@ pub fn depthwise(
                     let (Some(src), Some(taps)) = (xs.get(s..s + ci), fs.get(t..t + co)) else {
                         return Err(invalid_argument(format!("{op}: index out of range")));
                     };
-                    if mult == 1 {
-                        for ((o, &v), &f) in px.iter_mut().zip(src).zip(taps) {
+                    for ((o, &v), f) in px
+                        .chunks_exact_mut(mult)
+                        .zip(src)
+                        .zip(taps.chunks_exact(mult))
+                    {
+                        for (o, &f) in o.iter_mut().zip(f) {
                             *o += v * f;
-                        }
-                    } else {
-                        for ((o, &v), f) in px
-                            .chunks_exact_mut(mult)
-                            .zip(src)
-                            .zip(taps.chunks_exact(mult))
-                        {
-                            for (o, &f) in o.iter_mut().zip(f) {
-                                *o += v * f;
-                            }
                         }
                     }
                 }
             }
-            epi(row, 0, px);
+            epi.row(row, 0, px);
         }
         Ok(())
     })
+}
+
+/// Input and window geometry of a multiplier-1 depthwise convolution.
+struct Geometry {
+    n: usize,
+    h: usize,
+    w: usize,
+    c: usize,
+    kh: usize,
+    kw: usize,
+    dy: Dim1,
+    dx: Dim1,
+}
+
+/// Multiplier 1: each output pixel's channels, 8 (then 4, then 1) at a time in registers, summed
+/// over the taps inside the input, then bias + clamp, stored once. On `Ok`, every element of
+/// `out` (`n * oh * ow * c`) has been written: pixels are visited in order, and for each the
+/// channel loop covers `0..c` (blocks of 8, a block of 4, single channels).
+fn channels_simd(
+    xs: &[f32],
+    fs: &[f32],
+    g: &Geometry,
+    out: &mut [MaybeUninit<f32>],
+    epi: &Epi<'_>,
+) -> Result<()> {
+    let c = g.c;
+    let (oh, ow) = (g.dy.output, g.dx.output);
+    if out.len() != g.n * oh * ow * c {
+        return Err(invalid_argument("depthwise: output size mismatch"));
+    }
+    let bad = || invalid_argument("DepthwiseConv2dNative: index out of range");
+    let fast = epi.fast;
+    let zeros = [0f32; 8];
+    let bias: &[f32] = match fast.bias {
+        Some(b) if b.len() == c => b,
+        Some(_) => return Err(bad()),
+        None => &[],
+    };
+    let (lo, hi) = (F4::splat(fast.lo), F4::splat(fast.hi));
+    // (input channels, filter channels) of the taps inside the input, for the current pixel.
+    let mut taps: Vec<(&[f32], &[f32])> = Vec::with_capacity(g.kh * g.kw);
+    let mut at = 0usize;
+    for b in 0..g.n {
+        for oy in 0..oh {
+            for ox in 0..ow {
+                taps.clear();
+                for ky in 0..g.kh {
+                    let Some(iy) = (oy * g.dy.stride + ky * g.dy.dilation)
+                        .checked_sub(g.dy.pad_before)
+                        .filter(|&iy| iy < g.h)
+                    else {
+                        continue;
+                    };
+                    for kx in 0..g.kw {
+                        let Some(ix) = (ox * g.dx.stride + kx * g.dx.dilation)
+                            .checked_sub(g.dx.pad_before)
+                            .filter(|&ix| ix < g.w)
+                        else {
+                            continue;
+                        };
+                        let s = ((b * g.h + iy) * g.w + ix) * c;
+                        let t = (ky * g.kw + kx) * c;
+                        taps.push((
+                            xs.get(s..s + c).ok_or_else(bad)?,
+                            fs.get(t..t + c).ok_or_else(bad)?,
+                        ));
+                    }
+                }
+                let px = out.get_mut(at..at + c).ok_or_else(bad)?;
+                let mut c0 = 0;
+                while c0 + 8 <= c {
+                    let bv = bias.get(c0..c0 + 8).unwrap_or(&zeros);
+                    let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
+                    let mut a1 = load_at(bv, 4).ok_or_else(bad)?;
+                    for &(x, f) in &taps {
+                        let (Some(x0), Some(x1), Some(f0), Some(f1)) = (
+                            load_at(x, c0),
+                            load_at(x, c0 + 4),
+                            load_at(f, c0),
+                            load_at(f, c0 + 4),
+                        ) else {
+                            return Err(bad());
+                        };
+                        a0 = a0 + x0 * f0;
+                        a1 = a1 + x1 * f1;
+                    }
+                    store_uninit_at(px, c0, a0.clamp(lo, hi));
+                    store_uninit_at(px, c0 + 4, a1.clamp(lo, hi));
+                    c0 += 8;
+                }
+                if c0 + 4 <= c {
+                    let bv = bias.get(c0..c0 + 4).unwrap_or(&zeros[..4]);
+                    let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
+                    for &(x, f) in &taps {
+                        let (Some(x0), Some(f0)) = (load_at(x, c0), load_at(f, c0)) else {
+                            return Err(bad());
+                        };
+                        a0 = a0 + x0 * f0;
+                    }
+                    store_uninit_at(px, c0, a0.clamp(lo, hi));
+                    c0 += 4;
+                }
+                for (ch, o) in px.iter_mut().enumerate().skip(c0) {
+                    let mut acc = bias.get(ch).copied().unwrap_or(0.0);
+                    for &(x, f) in &taps {
+                        acc += x[ch] * f[ch];
+                    }
+                    let v = if acc < fast.lo { fast.lo } else { acc };
+                    o.write(if fast.hi < v { fast.hi } else { v });
+                }
+                at += c;
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -131,5 +279,99 @@ mod tests {
         assert_eq!(o[1], want);
         // Bottom-right pixel, channel 1, q 0: only tap (0,0) is inside.
         assert_eq!(o[(8 * 4) + 2], xin(2, 2, 1) * fw(0, 0, 1, 0));
+    }
+
+    /// The multiplier-1 SIMD path (channel blocks of 8, 4 and single tails; borders; strides)
+    /// against a direct scalar sum, with and without a fused bias + Relu6.
+    #[test]
+    fn channels_simd_matches_direct() {
+        check_channels_simd();
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    #[wasm_bindgen_test::wasm_bindgen_test]
+    fn wasm_channels_simd_matches_direct() {
+        check_channels_simd();
+    }
+
+    fn check_channels_simd() {
+        use crate::kernels::nn::fused::{Fusion, FusionSpec};
+        use crate::ops::{lookup, resolve_attrs, AttrValue};
+        for &(c, stride, padding) in &[
+            (13usize, 1usize, Padding::Same),
+            (8, 2, Padding::Same),
+            (4, 1, Padding::Valid),
+            (3, 2, Padding::Valid),
+        ] {
+            let (n, h, w) = (2, 5, 6);
+            let x: Vec<f32> = (0..n * h * w * c)
+                .map(|i| ((i * 7) % 11) as f32 - 5.0)
+                .collect();
+            let f: Vec<f32> = (0..9 * c)
+                .map(|i| ((i * 5) % 7) as f32 * 0.5 - 1.5)
+                .collect();
+            let bias: Vec<f32> = (0..c).map(|i| i as f32 - 4.0).collect();
+            let xt = Tensor::from_slice(&[n, h, w, c], &x).unwrap();
+            let ft = Tensor::from_slice(&[3, 3, c, 1], &f).unwrap();
+            let bt = Tensor::from_slice(&[c], &bias).unwrap();
+            let p = Conv2dParams {
+                strides: (stride, stride),
+                dilations: (1, 1),
+                padding,
+            };
+            let [dy, dx] = p.window((h, w), (3, 3)).unwrap();
+            let mut want = vec![0f32; n * dy.output * dx.output * c];
+            for b in 0..n {
+                for oy in 0..dy.output {
+                    for ox in 0..dx.output {
+                        for ch in 0..c {
+                            let mut s = 0f32;
+                            for ky in 0..3 {
+                                for kx in 0..3 {
+                                    let iy = (oy * stride + ky) as isize - dy.pad_before as isize;
+                                    let ix = (ox * stride + kx) as isize - dx.pad_before as isize;
+                                    if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize {
+                                        continue;
+                                    }
+                                    let (iy, ix) = (iy as usize, ix as usize);
+                                    s += x[((b * h + iy) * w + ix) * c + ch]
+                                        * f[(ky * 3 + kx) * c + ch];
+                                }
+                            }
+                            want[((b * dy.output + oy) * dx.output + ox) * c + ch] = s;
+                        }
+                    }
+                }
+            }
+            let got = depthwise(&xt, &ft, &p, None).unwrap();
+            assert_eq!(got.dims(), &[n, dy.output, dx.output, c]);
+            for (a, b) in got.f32s().unwrap().iter().zip(&want) {
+                assert!((a - b).abs() < 1e-4, "c={c} s={stride}: {a} vs {b}");
+            }
+            let def = lookup("FusedDepthwiseConv2dNative").unwrap();
+            let attrs = resolve_attrs(
+                def,
+                &[xt.clone(), ft.clone(), bt.clone()],
+                [
+                    (
+                        "fused_ops",
+                        AttrValue::ListStr(vec![b"BiasAdd".to_vec(), b"Relu6".to_vec()]),
+                    ),
+                    ("num_args", AttrValue::Int(1)),
+                    ("T", AttrValue::Type(crate::tensor::DType::Float32)),
+                    ("strides", AttrValue::ListInt(vec![1, 1, 1, 1])),
+                    ("padding", AttrValue::Str(b"SAME".to_vec())),
+                ],
+            )
+            .unwrap();
+            let spec = FusionSpec::parse(&attrs).unwrap();
+            let args = [bt];
+            let fusion = Fusion::bind("test", spec, &args).unwrap();
+            let got = depthwise(&xt, &ft, &p, Some(&fusion)).unwrap();
+            for (i, (a, b)) in got.f32s().unwrap().iter().zip(&want).enumerate() {
+                let b = (b + bias[i % c]).clamp(0.0, 6.0);
+                assert!((a - b).abs() < 1e-4, "fused c={c} s={stride}: {a} vs {b}");
+            }
+        }
     }
 }

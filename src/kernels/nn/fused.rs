@@ -4,62 +4,53 @@
 //! fallback when an addend is neither per-channel nor output-shaped.
 
 use super::activation::{map_f32, Activation};
+use super::simd::BiasClamp;
 use super::{conv, depthwise, matmul};
 use crate::kernels::broadcast::{binary_map, broadcast_shapes};
-use crate::kernels::{KernelContext, KernelFactory::Simple};
+use crate::kernels::{Kernel, KernelContext, KernelFactory::Prepared as Instantiate};
 use crate::ops::def::FLOAT;
 use crate::ops::{AttrDefault, AttrType, NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, unimplemented, Result};
-use crate::tensor::{try_alloc, DType, Tensor};
+use crate::tensor::{try_with_capacity, DType, Tensor};
+use std::borrow::Cow;
 
-/// The step before the activation. (One per fused kernel: the size difference between variants is
-/// irrelevant.)
-#[allow(clippy::large_enum_variant)]
+/// The step before the activation.
+#[derive(Debug, Clone, Copy)]
 enum Pre {
     None,
-    Bias(Tensor),
-    /// scale, offset, mean, variance.
-    BatchNorm([Tensor; 4], f32),
+    /// args[0].
+    Bias,
+    /// args[0..4]: scale, offset, mean, variance; epsilon.
+    BatchNorm(f32),
 }
 
+#[derive(Debug, Clone, Copy)]
 enum Post {
     Act(Activation),
-    Prelu(Tensor),
+    /// The last arg is alpha.
+    Prelu,
 }
 
-/// A validated `fused_ops` pattern with its argument tensors.
-pub struct Fusion {
+/// A validated `fused_ops` pattern, parsed once when the kernel is instantiated.
+#[derive(Debug, Clone, Copy)]
+pub struct FusionSpec {
     pre: Pre,
     post: Post,
+    num_args: usize,
 }
 
-impl Fusion {
-    /// Validates `fused_ops` against `num_args` and the given `args`, TF's error classes: an
-    /// unknown pattern is Unimplemented, a wrong argument count InvalidArgument.
-    pub fn parse(a: &NodeAttrs, args: &[Tensor]) -> Result<Fusion> {
+impl FusionSpec {
+    /// Validates `fused_ops` against `num_args`, TF's error classes: an unknown pattern is
+    /// Unimplemented, a wrong argument count InvalidArgument.
+    pub fn parse(a: &NodeAttrs) -> Result<FusionSpec> {
         let op = a.op();
         let ops = a.strings("fused_ops")?;
         let num_args = usize::try_from(a.int("num_args")?)
             .map_err(|_| invalid_argument(format!("{op}: num_args must be >= 0")))?;
-        if num_args != args.len() {
-            return Err(invalid_argument(format!(
-                "{op}: num_args is {num_args} but {} args were given",
-                args.len()
-            )));
-        }
         let alpha = a.float("leakyrelu_alpha")?;
         let eps = a.float("epsilon")?;
         let names: Vec<&str> = ops.iter().map(String::as_str).collect();
         let not_impl = || unimplemented(format!("{op}: fusion is not implemented: {names:?}"));
-        let want = |n: usize, what: &str| -> Result<()> {
-            if num_args != n {
-                return Err(invalid_argument(format!(
-                    "{op}: fused {what} needs {n} extra argument{}, got num_args={num_args}",
-                    if n == 1 { "" } else { "s" }
-                )));
-            }
-            Ok(())
-        };
         let act_of = |name: &str| Activation::from_fused_name(name, alpha);
         let (pre, rest) = match names.split_first() {
             None => {
@@ -72,47 +63,64 @@ impl Fusion {
             Some(_) => (0, &names[..]),
         };
         let post = match rest {
-            [] => Some(Post::Act(Activation::Identity)),
-            [p] if *p == "Prelu" => None,
-            [p] => Some(Post::Act(act_of(p).ok_or_else(not_impl)?)),
+            [] => Post::Act(Activation::Identity),
+            [p] if *p == "Prelu" => Post::Prelu,
+            [p] => Post::Act(act_of(p).ok_or_else(not_impl)?),
             _ => return Err(not_impl()),
         };
-        let total = pre + usize::from(post.is_none());
-        let what = names.join("+");
-        want(total, &what)?;
+        let total = pre + usize::from(matches!(post, Post::Prelu));
+        if num_args != total {
+            return Err(invalid_argument(format!(
+                "{op}: fused {} needs {total} extra argument{}, got num_args={num_args}",
+                names.join("+"),
+                if total == 1 { "" } else { "s" }
+            )));
+        }
         let pre = match pre {
-            1 => Pre::Bias(args[0].clone()),
+            1 => Pre::Bias,
             4 => {
-                if names.first() == Some(&"FusedBatchNorm") && eps.is_nan() {
+                if eps.is_nan() {
                     return Err(invalid_argument(format!("{op}: epsilon is NaN")));
                 }
-                Pre::BatchNorm(
-                    [
-                        args[0].clone(),
-                        args[1].clone(),
-                        args[2].clone(),
-                        args[3].clone(),
-                    ],
-                    eps,
-                )
+                Pre::BatchNorm(eps)
             }
             _ => Pre::None,
         };
-        let post = match post {
-            Some(p) => p,
-            None => Post::Prelu(args[total - 1].clone()),
-        };
-        Ok(Fusion { pre, post })
+        Ok(FusionSpec {
+            pre,
+            post,
+            num_args,
+        })
+    }
+}
+
+/// A fusion pattern with its argument tensors, for one call.
+pub struct Fusion<'t> {
+    spec: FusionSpec,
+    args: &'t [Tensor],
+}
+
+impl<'t> Fusion<'t> {
+    pub fn bind(op: &str, spec: FusionSpec, args: &'t [Tensor]) -> Result<Fusion<'t>> {
+        if spec.num_args != args.len() {
+            return Err(invalid_argument(format!(
+                "{op}: num_args is {} but {} args were given",
+                spec.num_args,
+                args.len()
+            )));
+        }
+        Ok(Fusion { spec, args })
     }
 
     /// Binds the fusion to an output shape (channels last).
-    pub fn prepare<'f>(&'f self, out_dims: &[usize]) -> Result<Prepared<'f>> {
+    pub fn prepare(&self, out_dims: &[usize]) -> Result<Bound<'t>> {
         let n = out_dims.last().copied().unwrap_or(1);
-        let bind = |t: &'f Tensor, what: &str| Operand::bind(t, out_dims, n, what);
-        let pre = match &self.pre {
+        let bind = |t: &'t Tensor, what: &str| Operand::bind(t, out_dims, n, what);
+        let args = self.args;
+        let pre = match self.spec.pre {
             Pre::None => PreOp::None,
-            Pre::Bias(b) => PreOp::Add(bind(b, "bias")?),
-            Pre::BatchNorm([scale, offset, mean, var], eps) => {
+            Pre::Bias => PreOp::Add(bind(&args[0], "bias")?),
+            Pre::BatchNorm(eps) => {
                 let get = |t: &Tensor, what: &str| -> Result<Vec<f32>> {
                     let v = t.f32s()?;
                     if v.len() != n {
@@ -125,10 +133,10 @@ impl Fusion {
                     Ok(v.to_vec())
                 };
                 let (s, o, m, v) = (
-                    get(scale, "scale")?,
-                    get(offset, "offset")?,
-                    get(mean, "mean")?,
-                    get(var, "variance")?,
+                    get(&args[0], "scale")?,
+                    get(&args[1], "offset")?,
+                    get(&args[2], "mean")?,
+                    get(&args[3], "variance")?,
                 );
                 // TF: scaling = rsqrt(variance + epsilon) * scale; y = (x - mean) * scaling + offset.
                 let factor: Vec<f32> = v
@@ -143,15 +151,16 @@ impl Fusion {
                 }
             }
         };
-        let post = match &self.post {
-            Post::Act(a) => PostOp::Act(*a),
-            Post::Prelu(alpha) => PostOp::Prelu(bind(alpha, "prelu alpha")?),
+        let post = match self.spec.post {
+            Post::Act(a) => PostOp::Act(a),
+            Post::Prelu => PostOp::Prelu(bind(&args[args.len() - 1], "prelu alpha")?),
         };
         let broadcasts = |o: &Operand<'_>| matches!(o, Operand::Broadcast);
         let row_local = !matches!(&pre, PreOp::Add(o) if broadcasts(o))
             && !matches!(&post, PostOp::Prelu(o) if broadcasts(o));
-        Ok(Prepared {
-            fusion: self,
+        Ok(Bound {
+            spec: self.spec,
+            args,
             n,
             pre,
             post,
@@ -163,7 +172,7 @@ impl Fusion {
 /// An addend (bias or PReLU alpha) seen from the output.
 enum Operand<'t> {
     /// One value per output channel (a 1-D bias, or any shape of leading 1s).
-    Channel(Vec<f32>),
+    Channel(Cow<'t, [f32]>),
     /// Exactly the output's layout.
     Same(&'t [f32]),
     /// Anything else that broadcasts: applied to the whole tensor afterwards.
@@ -175,8 +184,8 @@ impl<'t> Operand<'t> {
         let v = t.f32s()?;
         if t.rank() <= out.len() && t.dims().iter().rev().skip(1).all(|&d| d == 1) {
             match t.dims().last() {
-                None | Some(1) => return Ok(Operand::Channel(vec![v[0]; n])),
-                Some(&d) if d == n => return Ok(Operand::Channel(v.to_vec())),
+                None | Some(1) => return Ok(Operand::Channel(Cow::Owned(vec![v[0]; n]))),
+                Some(&d) if d == n => return Ok(Operand::Channel(Cow::Borrowed(v))),
                 _ => {}
             }
         }
@@ -215,15 +224,35 @@ enum PostOp<'t> {
 }
 
 /// A fusion bound to one output shape.
-pub struct Prepared<'f> {
-    fusion: &'f Fusion,
+pub struct Bound<'f> {
+    spec: FusionSpec,
+    args: &'f [Tensor],
     n: usize,
     pre: PreOp<'f>,
     post: PostOp<'f>,
     row_local: bool,
 }
 
-impl Prepared<'_> {
+impl Bound<'_> {
+    /// The whole epilogue as a bias + clamp that kernels apply in registers, when it is one.
+    pub fn bias_clamp(&self) -> Option<BiasClamp<'_>> {
+        if !self.row_local {
+            return None;
+        }
+        let bias = match &self.pre {
+            PreOp::None => None,
+            PreOp::Add(Operand::Channel(c)) if c.len() == self.n => Some(&c[..]),
+            _ => return None,
+        };
+        let (lo, hi) = match self.post {
+            PostOp::Act(Activation::Identity) => (f32::NEG_INFINITY, f32::INFINITY),
+            PostOp::Act(Activation::Relu) => (0.0, f32::INFINITY),
+            PostOp::Act(Activation::Relu6) => (0.0, 6.0),
+            _ => return None,
+        };
+        Some(BiasClamp { bias, lo, hi })
+    }
+
     /// The per-row epilogue: everything, when every operand is row-local; nothing otherwise
     /// (`finish` then does the work on the whole tensor).
     pub fn apply_row(&self, row: usize, col0: usize, seg: &mut [f32]) {
@@ -272,9 +301,9 @@ impl Prepared<'_> {
             return Ok(out);
         }
         let mut t = out;
-        match &self.fusion.pre {
+        match self.spec.pre {
             Pre::None => {}
-            Pre::Bias(b) => t = binary_map(&t, b, |x: f32, y: f32| x + y)?,
+            Pre::Bias => t = binary_map(&t, &self.args[0], |x: f32, y: f32| x + y)?,
             Pre::BatchNorm(..) => {
                 // Batch norm operands are per-channel, so rows are independent; reuse them.
                 if let PreOp::Norm {
@@ -294,29 +323,69 @@ impl Prepared<'_> {
                 }
             }
         }
-        Ok(match &self.fusion.post {
-            Post::Act(a) => {
-                let a = *a;
-                map_f32(&t, |x| a.scalar(x))?
-            }
-            Post::Prelu(alpha) => {
-                binary_map(&t, alpha, |x: f32, a: f32| if x < 0.0 { x * a } else { x })?
-            }
+        Ok(match self.spec.post {
+            Post::Act(a) => map_f32(&t, |x| a.scalar(x))?,
+            Post::Prelu => binary_map(&t, &self.args[self.args.len() - 1], |x: f32, a: f32| {
+                if x < 0.0 {
+                    x * a
+                } else {
+                    x
+                }
+            })?,
         })
     }
 }
 
-/// Allocates an output, runs `body` with the fused epilogue as its row callback, and finishes.
-pub fn run_fused(
-    fusion: &Fusion,
-    out_dims: Vec<usize>,
-    body: impl FnOnce(&mut [f32], super::gemm::Epilogue<'_>) -> Result<()>,
+/// The epilogue a kernel body is handed: `fast` (bias + clamp) to apply where it can, in
+/// registers, and `rest`, what is left per finished row.
+pub struct Epi<'a> {
+    pub fast: BiasClamp<'a>,
+    pub rest: Option<&'a Bound<'a>>,
+}
+
+impl Epi<'_> {
+    /// Everything, on a finished row segment (for kernels that do not apply `fast` themselves).
+    pub fn row(&self, row: usize, col0: usize, seg: &mut [f32]) {
+        self.fast.apply(col0, seg);
+        if let Some(p) = self.rest {
+            p.apply_row(row, col0, seg);
+        }
+    }
+}
+
+/// Allocates an output of `dims` (capacity only: `body` must fill it to its full length), runs
+/// `body` with the fusion's epilogue, and finishes.
+pub fn with_output(
+    dims: Vec<usize>,
+    fusion: Option<&Fusion<'_>>,
+    body: impl FnOnce(&mut Vec<f32>, &Epi<'_>) -> Result<()>,
 ) -> Result<Tensor> {
-    let shape = crate::tensor::Shape::new(out_dims)?;
-    let prepared = fusion.prepare(shape.dims())?;
-    let mut out = try_alloc::<f32>(shape.num_elements())?;
-    body(&mut out, &mut |r, c, seg| prepared.apply_row(r, c, seg))?;
-    prepared.finish(Tensor::from_vec(shape, out)?)
+    let shape = crate::tensor::Shape::new(dims)?;
+    let len = shape.num_elements();
+    let mut out = try_with_capacity::<f32>(len)?;
+    let prepared = fusion.map(|f| f.prepare(shape.dims())).transpose()?;
+    let epi = match &prepared {
+        None => Epi {
+            fast: BiasClamp::NONE,
+            rest: None,
+        },
+        Some(p) => match p.bias_clamp() {
+            Some(fast) => Epi { fast, rest: None },
+            None => Epi {
+                fast: BiasClamp::NONE,
+                rest: Some(p),
+            },
+        },
+    };
+    body(&mut out, &epi)?;
+    if out.len() != len {
+        return Err(crate::status::internal("kernel left its output short"));
+    }
+    let t = Tensor::from_vec(shape, out)?;
+    match &prepared {
+        Some(p) => p.finish(t),
+        None => Ok(t),
+    }
 }
 
 fn fused_common(b: OpBuilder) -> OpBuilder {
@@ -330,7 +399,7 @@ fn fused_common(b: OpBuilder) -> OpBuilder {
 }
 
 pub fn register(reg: &mut Registry) {
-    let conv = OpBuilder::new("_FusedConv2D", Simple(fused_conv2d))
+    let conv = OpBuilder::new("_FusedConv2D", Instantiate(fused_conv2d))
         .input("input", "T")
         .input("filter", "T")
         .inputs_n_min("args", "num_args", "T", 0)
@@ -355,7 +424,7 @@ pub fn register(reg: &mut Registry) {
         .ints_attr("dilations", Some(&[1, 1, 1, 1]))
         .bool_attr("use_cudnn_on_gpu", true);
     reg.add(fused_common(conv));
-    let mm = OpBuilder::new("_FusedMatMul", Simple(fused_matmul))
+    let mm = OpBuilder::new("_FusedMatMul", Instantiate(fused_matmul))
         .input("a", "T")
         .input("b", "T")
         .inputs_n_min("args", "num_args", "T", 0)
@@ -363,7 +432,7 @@ pub fn register(reg: &mut Registry) {
         .bool_attr("transpose_b", false)
         .type_attr("T", FLOAT);
     reg.add(fused_common(mm));
-    let dw = OpBuilder::new("FusedDepthwiseConv2dNative", Simple(fused_depthwise))
+    let dw = OpBuilder::new("FusedDepthwiseConv2dNative", Instantiate(fused_depthwise))
         .input("input", "T")
         .input("filter", "T")
         .inputs_n_min("args", "num_args", "T", 0)
@@ -386,19 +455,40 @@ fn split_args<'t>(
     }
 }
 
-fn fused_conv2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let (x, w, args) = split_args(a.op(), i)?;
-    let types = match a.get("TArgs")? {
-        crate::ops::AttrValue::ListType(t) => t.clone(),
-        _ => Vec::new(),
-    };
-    if !types.is_empty()
-        && (types.len() != args.len() || types.iter().any(|&t| t != DType::Float32))
-    {
-        return Err(invalid_argument(format!(
-            "_FusedConv2D: TArgs {types:?} does not match the {} float32 args",
-            args.len()
-        )));
+/// The contraction a fused kernel runs, its attrs read once at instantiation.
+enum Contraction {
+    Conv(conv::Conv2dParams),
+    Depthwise(conv::Conv2dParams),
+    MatMul { ta: bool, tb: bool },
+}
+
+struct FusedKernel {
+    op: &'static str,
+    what: Contraction,
+    spec: FusionSpec,
+}
+
+impl Kernel for FusedKernel {
+    fn compute(&self, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let (x, w, args) = split_args(self.op, inputs)?;
+        let fusion = Fusion::bind(self.op, self.spec, args)?;
+        Ok(vec![match &self.what {
+            Contraction::Conv(p) => conv::conv2d(x, w, p, Some(&fusion))?,
+            Contraction::Depthwise(p) => depthwise::depthwise(x, w, p, Some(&fusion))?,
+            Contraction::MatMul { ta, tb } => matmul::matmul_f32(x, w, *ta, *tb, Some(&fusion))?,
+        }])
+    }
+}
+
+fn fused_conv2d(a: &NodeAttrs) -> Result<Box<dyn Kernel>> {
+    if let crate::ops::AttrValue::ListType(types) = a.get("TArgs")? {
+        let args = usize::try_from(a.int("num_args")?).unwrap_or(usize::MAX);
+        if !types.is_empty() && (types.len() != args || types.iter().any(|&t| t != DType::Float32))
+        {
+            return Err(invalid_argument(format!(
+                "_FusedConv2D: TArgs {types:?} does not match the {args} float32 args",
+            )));
+        }
     }
     if a.int("num_host_args")? != 0 {
         return Err(unimplemented("_FusedConv2D: host args are not supported"));
@@ -408,26 +498,33 @@ fn fused_conv2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Resul
             "_FusedConv2D: only filter_format HWIO is supported",
         ));
     }
-    let fusion = Fusion::parse(a, args)?;
+    let spec = FusionSpec::parse(a)?;
     let params = conv::Conv2dParams::from_attrs(a, true, true)?;
-    Ok(vec![conv::conv2d(x, w, &params, Some(&fusion))?])
+    Ok(Box::new(FusedKernel {
+        op: a.op(),
+        what: Contraction::Conv(params),
+        spec,
+    }))
 }
 
-fn fused_matmul(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let (x, w, args) = split_args(a.op(), i)?;
-    let fusion = Fusion::parse(a, args)?;
-    Ok(vec![matmul::matmul_f32(
-        x,
-        w,
-        a.bool("transpose_a")?,
-        a.bool("transpose_b")?,
-        Some(&fusion),
-    )?])
+fn fused_matmul(a: &NodeAttrs) -> Result<Box<dyn Kernel>> {
+    let spec = FusionSpec::parse(a)?;
+    Ok(Box::new(FusedKernel {
+        op: a.op(),
+        what: Contraction::MatMul {
+            ta: a.bool("transpose_a")?,
+            tb: a.bool("transpose_b")?,
+        },
+        spec,
+    }))
 }
 
-fn fused_depthwise(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let (x, w, args) = split_args(a.op(), i)?;
-    let fusion = Fusion::parse(a, args)?;
+fn fused_depthwise(a: &NodeAttrs) -> Result<Box<dyn Kernel>> {
+    let spec = FusionSpec::parse(a)?;
     let params = conv::Conv2dParams::from_attrs(a, true, false)?;
-    Ok(vec![depthwise::depthwise(x, w, &params, Some(&fusion))?])
+    Ok(Box::new(FusedKernel {
+        op: a.op(),
+        what: Contraction::Depthwise(params),
+        spec,
+    }))
 }

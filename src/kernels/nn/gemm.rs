@@ -5,8 +5,11 @@
 //! walks the panels. Transposes are strides, resolved while packing, never materialized. The
 //! epilogue runs on each row segment of a finished MC x NC tile, while it is still in cache.
 
+use super::fused::Epi;
+use super::simd::{BiasClamp, F4};
 use crate::status::{internal, invalid_argument, Result};
 use crate::tensor::try_alloc;
+use core::mem::MaybeUninit;
 
 /// Micro-tile rows.
 pub const MR: usize = 4;
@@ -170,6 +173,161 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
         }
     }
     Ok(())
+}
+
+/// Deepest product the direct path takes: the whole depth is accumulated in registers, so its B
+/// panel (`KD * NR` floats) and MR rows of A stay in L1.
+const KD: usize = 256;
+
+/// Appends C = A * B (row-major, `a.rows() x b.cols()`) to `out`, with the epilogue applied: the
+/// bias + clamp part in registers where the direct path runs, the rest per finished row. `row0` is
+/// the index of C's first row in the whole output (for row-indexed epilogue operands).
+pub fn gemm_into(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    out: &mut Vec<f32>,
+    epi: &Epi<'_>,
+    row0: usize,
+) -> Result<()> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let len = m
+        .checked_mul(n)
+        .ok_or_else(|| invalid_argument("gemm output too large"))?;
+    let start = out.len();
+    if start.checked_add(len).is_none_or(|e| e > out.capacity()) {
+        return Err(internal("gemm output buffer too small"));
+    }
+    let fast_ok = epi.fast.bias.is_none_or(|bias| bias.len() == n);
+    if a.cs == 1 && m >= MR && (1..=KD).contains(&k) && b.rows == k && fast_ok {
+        let spare = out
+            .spare_capacity_mut()
+            .get_mut(..len)
+            .ok_or_else(|| internal("gemm output buffer too small"))?;
+        sgemm_direct(a, b, spare, epi.fast)?;
+        // SAFETY: `sgemm_direct` returned Ok, so it wrote every one of the `len` elements of
+        // `spare` (see its contract), which are the `len` slots after the current length; the
+        // capacity covers them (checked above).
+        unsafe { out.set_len(start + len) };
+        if let Some(rest) = epi.rest {
+            for (i, row) in out[start..].chunks_exact_mut(n.max(1)).enumerate() {
+                rest.apply_row(row0 + i, 0, row);
+            }
+        }
+        return Ok(());
+    }
+    out.resize(start + len, 0.0);
+    sgemm(a, b, &mut out[start..], &mut |r, c, seg| {
+        epi.row(row0 + r, c, seg)
+    })
+}
+
+/// C = A * B with `epi` applied in registers, for A with contiguous rows: B is packed into
+/// NR-column panels, A is read in place (MR rows at a time), and each MR x NR tile is computed
+/// over the whole depth, finished and stored once. On `Ok`, every element of `c` (exactly
+/// `a.rows() * b.cols()` long) has been written; `gemm_into` relies on that.
+fn sgemm_direct(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    c: &mut [MaybeUninit<f32>],
+    epi: BiasClamp<'_>,
+) -> Result<()> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    if b.rows != k || m.checked_mul(n) != Some(c.len()) {
+        return Err(internal("gemm_direct: operand shapes disagree"));
+    }
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    if k == 0 {
+        // (pack_b needs a depth; gemm_into sends k = 0 to `sgemm`.)
+        return Err(internal("gemm_direct: empty depth"));
+    }
+    let bad = || internal("gemm_direct: index out of range");
+    let nc_max = NC.min(n).div_ceil(NR) * NR;
+    let mut pb = try_alloc::<f32>(k * nc_max)?;
+    let (lo, hi) = (F4::splat(epi.lo), F4::splat(epi.hi));
+    // Covering argument for the contract: jc steps over 0..n by NC, jr over 0..nc by NR, i over
+    // 0..m by MR; every (row, column) pair lies in exactly one (i, jc + jr) tile, and each tile
+    // stores all of its `mr` rows and `nr` columns (the full-width and tail branches below) or
+    // returns Err.
+    for jc in (0..n).step_by(NC) {
+        let nc = NC.min(n - jc);
+        pack_b(&b, 0, k, jc, nc, &mut pb);
+        for i in (0..m).step_by(MR) {
+            let mr = MR.min(m - i);
+            // Rows past the end repeat the last one (computed, never stored).
+            let mut rows: [&[f32]; MR] = [&[]; MR];
+            for (r, row) in rows.iter_mut().enumerate() {
+                *row = a.row(i + r.min(mr - 1)).ok_or_else(bad)?;
+            }
+            for jr in (0..nc).step_by(NR) {
+                let nr = NR.min(nc - jr);
+                let off = (jr / NR) * k * NR;
+                let panel = pb.get(off..off + k * NR).ok_or_else(bad)?;
+                let acc = tile_direct(&rows, panel);
+                let j = jc + jr;
+                let mut bias = [0f32; NR];
+                if let Some(bv) = epi.bias {
+                    bias[..nr].copy_from_slice(bv.get(j..j + nr).ok_or_else(bad)?);
+                }
+                let (b0, b1) = (
+                    F4::load(bias[..4].try_into().map_err(|_| bad())?),
+                    F4::load(bias[4..].try_into().map_err(|_| bad())?),
+                );
+                for (r, acc) in acc.iter().enumerate().take(mr) {
+                    let v0 = (acc[0] + b0).clamp(lo, hi);
+                    let v1 = (acc[1] + b1).clamp(lo, hi);
+                    let at = (i + r) * n + j;
+                    if nr == NR {
+                        let dst = c.get_mut(at..at + NR).ok_or_else(bad)?;
+                        let (d0, d1) = dst.split_at_mut(4);
+                        v0.store_uninit(d0.try_into().map_err(|_| bad())?);
+                        v1.store_uninit(d1.try_into().map_err(|_| bad())?);
+                    } else {
+                        let (x0, x1) = (v0.to_array(), v1.to_array());
+                        let dst = c.get_mut(at..at + nr).ok_or_else(bad)?;
+                        for (d, &v) in dst.iter_mut().zip(x0.iter().chain(&x1)) {
+                            d.write(v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One MR x NR tile over the whole depth: `rows` are MR rows of A (each `k` long), `panel` the
+/// packed B panel (`k * NR`).
+#[inline(always)]
+fn tile_direct(rows: &[&[f32]; MR], panel: &[f32]) -> [[F4; 2]; MR] {
+    let zero = F4::splat(0.0);
+    let mut acc = [[zero; 2]; MR];
+    let [r0, r1, r2, r3] = *rows;
+    for ((((&a0, &a1), &a2), &a3), bp) in r0
+        .iter()
+        .zip(r1)
+        .zip(r2)
+        .zip(r3)
+        .zip(panel.chunks_exact(NR))
+    {
+        let Ok(bp) = <&[f32; NR]>::try_from(bp) else {
+            continue;
+        };
+        let (Ok(lo), Ok(hi)) = (
+            <&[f32; 4]>::try_from(&bp[..4]),
+            <&[f32; 4]>::try_from(&bp[4..]),
+        ) else {
+            continue;
+        };
+        let (b0, b1) = (F4::load(lo), F4::load(hi));
+        for (acc, a) in acc.iter_mut().zip([a0, a1, a2, a3]) {
+            let a = F4::splat(a);
+            acc[0] = acc[0] + a * b0;
+            acc[1] = acc[1] + a * b1;
+        }
+    }
+    acc
 }
 
 /// Fewer rows than a micro-tile (a dense layer on one example): packing B would cost as much as
@@ -424,6 +582,9 @@ mod tests {
             (65, 70, 130),
             (5, 300, 600),
             (2, 9, 11),
+            (4, 0, 8),
+            (7, 16, 20),
+            (36, 72, 32),
         ] {
             for ta in [false, true] {
                 for tb in [false, true] {
@@ -447,6 +608,36 @@ mod tests {
                         assert!(
                             (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
                             "{m}x{k}x{n} ta={ta} tb={tb}: {x} vs {y}"
+                        );
+                    }
+                    // gemm_into (the direct path when A's rows are contiguous), appended after
+                    // existing data, with a bias + Relu6 epilogue in registers.
+                    let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.25 - 1.0).collect();
+                    let epi = Epi {
+                        fast: BiasClamp {
+                            bias: Some(&bias),
+                            lo: 0.0,
+                            hi: 6.0,
+                        },
+                        rest: None,
+                    };
+                    let mut out = Vec::with_capacity(3 + m * n);
+                    out.extend([7.0f32; 3]);
+                    gemm_into(
+                        MatRef::new(&a, m, k, ta).unwrap(),
+                        MatRef::new(&b, k, n, tb).unwrap(),
+                        &mut out,
+                        &epi,
+                        0,
+                    )
+                    .unwrap();
+                    assert_eq!(out.len(), 3 + m * n);
+                    assert_eq!(out[..3], [7.0; 3]);
+                    for (i, (x, y)) in out[3..].iter().zip(&want).enumerate() {
+                        let y = (y + bias[i % n]).clamp(0.0, 6.0);
+                        assert!(
+                            (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
+                            "gemm_into {m}x{k}x{n} ta={ta} tb={tb}: {x} vs {y}"
                         );
                     }
                 }

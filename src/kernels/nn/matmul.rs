@@ -1,9 +1,8 @@
 //! MatMul, BatchMatMul (equal batch dims) and BatchMatMulV2 (broadcast batch dims). float32 goes
 //! through the blocked SGEMM; int32/int64 through a plain wrapping loop.
 
-use super::conv::with_output;
-use super::fused::Fusion;
-use super::gemm::{sgemm, MatRef};
+use super::fused::{with_output, Fusion};
+use super::gemm::{gemm_into, sgemm, MatRef};
 use crate::kernels::broadcast::broadcast_shapes;
 use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -125,17 +124,18 @@ pub fn matmul_f32(
     b: &Tensor,
     ta: bool,
     tb: bool,
-    fusion: Option<&Fusion>,
+    fusion: Option<&Fusion<'_>>,
 ) -> Result<Tensor> {
     check_matrices(a, b)?;
     let p = product(a, b, ta, tb)?;
     let (x, y) = (a.f32s()?, b.f32s()?);
     with_output(vec![p.m, p.n], fusion, |out, epi| {
-        sgemm(
+        gemm_into(
             MatRef::new(x, p.m, p.k, ta)?,
             MatRef::new(y, p.k, p.n, tb)?,
             out,
             epi,
+            0,
         )
     })
 }

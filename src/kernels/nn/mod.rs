@@ -10,6 +10,7 @@ pub mod gemm;
 pub mod matmul;
 pub mod pool;
 pub mod resize;
+pub mod simd;
 pub mod window;
 
 use crate::ops::Registry;

@@ -1,0 +1,202 @@
+//! `F4`: four f32 lanes, as SIMD128 `v128` on wasm and as a plain array elsewhere (LLVM turns the
+//! array form into SSE/NEON). Kernels written against it are tested natively and run vectorized in
+//! the browser from the same source.
+
+use core::mem::MaybeUninit;
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod imp {
+    use core::arch::wasm32::{
+        f32x4_add, f32x4_extract_lane, f32x4_mul, f32x4_pmax, f32x4_pmin, f32x4_splat, v128,
+        v128_load, v128_store,
+    };
+    use core::mem::MaybeUninit;
+
+    #[derive(Clone, Copy)]
+    pub struct F4(v128);
+
+    impl F4 {
+        #[inline(always)]
+        pub fn splat(x: f32) -> F4 {
+            F4(f32x4_splat(x))
+        }
+
+        #[inline(always)]
+        pub fn load(s: &[f32; 4]) -> F4 {
+            // SAFETY: `s` is a live shared reference to 4 f32s: 16 readable bytes. Wasm loads have
+            // no alignment requirement (`v128_load` is an unaligned load on wasm32).
+            F4(unsafe { v128_load(s.as_ptr().cast::<v128>()) })
+        }
+
+        #[inline(always)]
+        pub fn store(self, d: &mut [f32; 4]) {
+            // SAFETY: `d` is a live exclusive reference to 4 f32s: 16 writable bytes, unaligned
+            // stores are allowed on wasm32.
+            unsafe { v128_store(d.as_mut_ptr().cast::<v128>(), self.0) }
+        }
+
+        #[inline(always)]
+        pub fn store_uninit(self, d: &mut [MaybeUninit<f32>; 4]) {
+            // SAFETY: as `store`: 16 exclusively borrowed writable bytes; writing initializes them.
+            unsafe { v128_store(d.as_mut_ptr().cast::<v128>(), self.0) }
+        }
+
+        /// `lo < x ? x : lo` lane-wise after `x < hi ? x : hi` (NaN passes, like the scalar
+        /// activations and Eigen's cwiseMax/cwiseMin).
+        #[inline(always)]
+        pub fn clamp(self, lo: F4, hi: F4) -> F4 {
+            // pmax(a, b) = a < b ? b : a; pmin(a, b) = b < a ? b : a.
+            F4(f32x4_pmin(f32x4_pmax(self.0, lo.0), hi.0))
+        }
+
+        #[inline(always)]
+        pub fn to_array(self) -> [f32; 4] {
+            [
+                f32x4_extract_lane::<0>(self.0),
+                f32x4_extract_lane::<1>(self.0),
+                f32x4_extract_lane::<2>(self.0),
+                f32x4_extract_lane::<3>(self.0),
+            ]
+        }
+    }
+
+    impl core::ops::Add for F4 {
+        type Output = F4;
+        #[inline(always)]
+        fn add(self, o: F4) -> F4 {
+            F4(f32x4_add(self.0, o.0))
+        }
+    }
+
+    impl core::ops::Mul for F4 {
+        type Output = F4;
+        #[inline(always)]
+        fn mul(self, o: F4) -> F4 {
+            F4(f32x4_mul(self.0, o.0))
+        }
+    }
+}
+
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+mod imp {
+    use core::mem::MaybeUninit;
+
+    #[derive(Clone, Copy)]
+    pub struct F4([f32; 4]);
+
+    impl F4 {
+        #[inline(always)]
+        pub fn splat(x: f32) -> F4 {
+            F4([x; 4])
+        }
+
+        #[inline(always)]
+        pub fn load(s: &[f32; 4]) -> F4 {
+            F4(*s)
+        }
+
+        #[inline(always)]
+        pub fn store(self, d: &mut [f32; 4]) {
+            *d = self.0;
+        }
+
+        #[inline(always)]
+        pub fn store_uninit(self, d: &mut [MaybeUninit<f32>; 4]) {
+            for (d, &v) in d.iter_mut().zip(&self.0) {
+                d.write(v);
+            }
+        }
+
+        #[inline(always)]
+        pub fn clamp(self, lo: F4, hi: F4) -> F4 {
+            F4(core::array::from_fn(|i| {
+                let x = self.0[i];
+                let x = if x < lo.0[i] { lo.0[i] } else { x };
+                if hi.0[i] < x {
+                    hi.0[i]
+                } else {
+                    x
+                }
+            }))
+        }
+
+        #[inline(always)]
+        pub fn to_array(self) -> [f32; 4] {
+            self.0
+        }
+    }
+
+    impl core::ops::Add for F4 {
+        type Output = F4;
+        #[inline(always)]
+        fn add(self, o: F4) -> F4 {
+            F4(core::array::from_fn(|i| self.0[i] + o.0[i]))
+        }
+    }
+
+    impl core::ops::Mul for F4 {
+        type Output = F4;
+        #[inline(always)]
+        fn mul(self, o: F4) -> F4 {
+            F4(core::array::from_fn(|i| self.0[i] * o.0[i]))
+        }
+    }
+}
+
+pub use imp::F4;
+
+/// Four lanes of `s` from `at`, if they are in range.
+#[inline(always)]
+pub fn load_at(s: &[f32], at: usize) -> Option<F4> {
+    s.get(at..at + 4)
+        .and_then(|c| <&[f32; 4]>::try_from(c).ok())
+        .map(F4::load)
+}
+
+/// Stores `v` at `at..at + 4` of `d` if in range.
+#[inline(always)]
+pub fn store_uninit_at(d: &mut [MaybeUninit<f32>], at: usize, v: F4) {
+    if let Some(c) = d
+        .get_mut(at..at + 4)
+        .and_then(|c| <&mut [MaybeUninit<f32>; 4]>::try_from(c).ok())
+    {
+        v.store_uninit(c);
+    }
+}
+
+/// A per-channel epilogue simple enough to run in registers: `clamp(x + bias[c], lo, hi)`
+/// (`lo`/`hi` infinite for no activation, `0`/`inf` for Relu, `0`/`6` for Relu6).
+#[derive(Clone, Copy)]
+pub struct BiasClamp<'a> {
+    /// One value per output channel, or `None` for no bias.
+    pub bias: Option<&'a [f32]>,
+    pub lo: f32,
+    pub hi: f32,
+}
+
+impl BiasClamp<'_> {
+    pub const NONE: BiasClamp<'static> = BiasClamp {
+        bias: None,
+        lo: f32::NEG_INFINITY,
+        hi: f32::INFINITY,
+    };
+}
+
+impl BiasClamp<'_> {
+    /// Applies the epilogue to `seg`, the output channels `col0..` of one row, in scalar code.
+    pub fn apply(&self, col0: usize, seg: &mut [f32]) {
+        if let Some(b) = self.bias {
+            for (x, &y) in seg.iter_mut().zip(b.get(col0..).unwrap_or(&[])) {
+                *x += y;
+            }
+        }
+        if self.lo == f32::NEG_INFINITY && self.hi == f32::INFINITY {
+            return;
+        }
+        let (lo, hi) = (self.lo, self.hi);
+        for x in seg {
+            let v = if *x < lo { lo } else { *x };
+            *x = if hi < v { hi } else { v };
+        }
+    }
+}
