@@ -200,6 +200,18 @@ pub fn binary_map_fn<A: Element, B: Element, O: Element>(
     binary_map(a, b, f)
 }
 
+/// Element strides of `dims` as seen from the broadcast shape `out` (0 on stretched dims).
+pub(crate) fn stretched_strides(dims: &[usize], out: &[usize]) -> Vec<usize> {
+    let offset = out.len() - dims.len();
+    let mut strides = vec![0; out.len()];
+    let mut s = 1;
+    for i in (0..dims.len()).rev() {
+        strides[i + offset] = if dims[i] == 1 { 0 } else { s };
+        s *= dims[i];
+    }
+    strides
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,8 +267,8 @@ mod tests {
                 let out = broadcast_shapes(x.dims(), y.dims()).unwrap();
                 assert_eq!(got.dims(), &out[..]);
                 let (sx, sy) = (
-                    broadcast_strides(x.dims(), &out),
-                    broadcast_strides(y.dims(), &out),
+                    super::stretched_strides(x.dims(), &out),
+                    super::stretched_strides(y.dims(), &out),
                 );
                 let n: usize = out.iter().product();
                 let (px, py) = (x.f32s().unwrap(), y.f32s().unwrap());
@@ -281,16 +293,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    fn broadcast_strides(dims: &[usize], out: &[usize]) -> Vec<usize> {
-        let offset = out.len() - dims.len();
-        let mut strides = vec![0; out.len()];
-        let mut s = 1;
-        for i in (0..dims.len()).rev() {
-            strides[i + offset] = if dims[i] == 1 { 0 } else { s };
-            s *= dims[i];
-        }
-        strides
     }
 }

@@ -480,18 +480,6 @@ fn select_runs(sources: &[&Tensor; 2], cond: &[bool], shape: Shape) -> Result<Te
     })
 }
 
-/// Element strides of `dims` as seen from the broadcast shape `out` (0 on stretched dims).
-fn stretched_strides(dims: &[usize], out: &[usize]) -> Vec<usize> {
-    let offset = out.len() - dims.len();
-    let mut strides = vec![0; out.len()];
-    let mut s = 1;
-    for i in (0..dims.len()).rev() {
-        strides[i + offset] = if dims[i] == 1 { 0 } else { s };
-        s *= dims[i];
-    }
-    strides
-}
-
 /// SelectV2: condition, t and e broadcast against one another.
 fn select_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (c, t, e) = select_inputs(inputs)?;
@@ -508,9 +496,9 @@ fn select_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
             return;
         }
         let (sc, st, se) = (
-            stretched_strides(c.dims(), &d),
-            stretched_strides(t.dims(), &d),
-            stretched_strides(e.dims(), &d),
+            super::broadcast::stretched_strides(c.dims(), &d),
+            super::broadcast::stretched_strides(t.dims(), &d),
+            super::broadcast::stretched_strides(e.dims(), &d),
         );
         let mut idx = vec![0usize; d.len()];
         let (mut ic, mut it, mut ie) = (0usize, 0usize, 0usize);
