@@ -333,6 +333,17 @@ fn interior_3x3(
     if c % 4 != 0 || orow.len() < x_hi * c || fs.len() < 9 * c {
         return Err(bad());
     }
+    // The largest input element any tap reads, plus one: the last channel of the last column of
+    // pixel `x_hi - 1`'s window. Every load below reads `at..at + 4` with `at + 4 <= end`.
+    let end = x_hi
+        .checked_sub(1)
+        .and_then(|v| v.checked_mul(sx))
+        .and_then(|v| v.checked_sub(pad))
+        .and_then(|v| v.checked_mul(c))
+        .and_then(|v| v.checked_add(step.checked_mul(2)?.checked_add(c)?));
+    if x_lo * sx < pad || end.is_none_or(|e| rows.iter().any(|r| r.len() < e)) {
+        return Err(bad());
+    }
     let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
     for c0 in (0..c).step_by(4) {
         let w: [F4; 9] =
@@ -346,13 +357,17 @@ fn interior_3x3(
                 let base = (ox - pad) * c + c0;
                 let (mut a0, mut a1) = (b, b);
                 for (r, w) in rows.iter().zip(w.chunks_exact(3)) {
-                    let (Some(x0), Some(x1), Some(x2), Some(x3)) = (
-                        load_at(r, base),
-                        load_at(r, base + c),
-                        load_at(r, base + 2 * c),
-                        load_at(r, base + 3 * c),
-                    ) else {
-                        return Err(bad());
+                    // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `sx == 1`,
+                    // `step == c` and `ox + 1 < x_hi`, `base + 3 * c + 4 = (ox + 1 - pad) * c +
+                    // 2 * step + c0 + 4 <= ((x_hi - 1) * sx - pad) * c + 2 * step + c = end`
+                    // (`c0 + 4 <= c`), and `end <= r.len()` (checked).
+                    let (x0, x1, x2, x3) = unsafe {
+                        (
+                            load_in(r, base),
+                            load_in(r, base + c),
+                            load_in(r, base + 2 * c),
+                            load_in(r, base + 3 * c),
+                        )
                     };
                     a0 = a0 + x0 * w[0] + x1 * w[1] + x2 * w[2];
                     a1 = a1 + x1 * w[0] + x2 * w[1] + x3 * w[2];
@@ -366,12 +381,15 @@ fn interior_3x3(
             let base = (ox * sx - pad) * c + c0;
             let mut acc = b;
             for (r, w) in rows.iter().zip(w.chunks_exact(3)) {
-                let (Some(x0), Some(x1), Some(x2)) = (
-                    load_at(r, base),
-                    load_at(r, base + step),
-                    load_at(r, base + 2 * step),
-                ) else {
-                    return Err(bad());
+                // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `ox < x_hi`
+                // and `c0 + 4 <= c`, `base + 2 * step + 4 <= ((x_hi - 1) * sx - pad) * c +
+                // 2 * step + c = end <= r.len()` (checked).
+                let (x0, x1, x2) = unsafe {
+                    (
+                        load_in(r, base),
+                        load_in(r, base + step),
+                        load_in(r, base + 2 * step),
+                    )
                 };
                 acc = acc + x0 * w[0] + x1 * w[1] + x2 * w[2];
             }
@@ -379,6 +397,19 @@ fn interior_3x3(
         }
     }
     Ok(())
+}
+
+/// Four lanes of `s` from `at`, without a bounds check.
+///
+/// # Safety
+/// `at + 4 <= s.len()` (without overflow).
+#[inline(always)]
+unsafe fn load_in(s: &[f32], at: usize) -> F4 {
+    debug_assert!(at.checked_add(4).is_some_and(|e| e <= s.len()));
+    // SAFETY: by the caller's contract `at..at + 4` lies inside `s`, so the pointer is in bounds
+    // and points to 4 initialized f32s borrowed shared for `s`'s lifetime; `[f32; 4]` has the
+    // alignment of `f32`.
+    F4::load(unsafe { &*s.as_ptr().add(at).cast::<[f32; 4]>() })
 }
 
 #[cfg(test)]
