@@ -146,10 +146,12 @@ struct Geometry {
     dx: Dim1,
 }
 
-/// Multiplier 1: each output pixel's channels, 8 (then 4, then 1) at a time in registers, summed
-/// over the taps inside the input, then bias + clamp, stored once. On `Ok`, every element of
-/// `out` (`n * oh * ow * c`) has been written: pixels are visited in order, and for each the
-/// channel loop covers `0..c` (blocks of 8, a block of 4, single channels).
+/// Multiplier 1. Each output row: the pixels whose whole window lies inside the input go through
+/// `interior_3x3` when the filter is 3x3 and the depth a multiple of 4; every other pixel (borders,
+/// other filter sizes or depths) through `pixel`. On `Ok`, every element of `out`
+/// (`n * oh * ow * c`) has been written: each row's pixels `0..ow` are split into the prefix,
+/// interior and suffix ranges, which together cover `0..ow`, and each visited pixel is written in
+/// full (`pixel`'s and `interior_3x3`'s contracts).
 fn channels_simd(
     xs: &[f32],
     fs: &[f32],
@@ -162,91 +164,252 @@ fn channels_simd(
     if out.len() != g.n * oh * ow * c {
         return Err(invalid_argument("depthwise: output size mismatch"));
     }
-    let bad = || invalid_argument("DepthwiseConv2dNative: index out of range");
     let fast = epi.fast;
-    let zeros = [0f32; 8];
     let bias: &[f32] = match fast.bias {
         Some(b) if b.len() == c => b,
         Some(_) => return Err(bad()),
         None => &[],
     };
-    let (lo, hi) = (F4::splat(fast.lo), F4::splat(fast.hi));
+    let ep = Epilogue {
+        bias,
+        lo: fast.lo,
+        hi: fast.hi,
+    };
     // (input channels, filter channels) of the taps inside the input, for the current pixel.
     let mut taps: Vec<(&[f32], &[f32])> = Vec::with_capacity(g.kh * g.kw);
-    let mut at = 0usize;
-    for b in 0..g.n {
-        for oy in 0..oh {
-            for ox in 0..ow {
-                taps.clear();
-                for ky in 0..g.kh {
-                    let Some(iy) = (oy * g.dy.stride + ky * g.dy.dilation)
-                        .checked_sub(g.dy.pad_before)
-                        .filter(|&iy| iy < g.h)
-                    else {
-                        continue;
-                    };
-                    for kx in 0..g.kw {
-                        let Some(ix) = (ox * g.dx.stride + kx * g.dx.dilation)
-                            .checked_sub(g.dx.pad_before)
-                            .filter(|&ix| ix < g.w)
-                        else {
-                            continue;
-                        };
-                        let s = ((b * g.h + iy) * g.w + ix) * c;
-                        let t = (ky * g.kw + kx) * c;
-                        taps.push((
-                            xs.get(s..s + c).ok_or_else(bad)?,
-                            fs.get(t..t + c).ok_or_else(bad)?,
-                        ));
+    // Output columns whose horizontal window lies inside the input: `ox * stride >= pad_before`
+    // and `ox * stride + (kw - 1) * dilation - pad_before < w`.
+    let (x_lo, x_hi) = {
+        let (sx, span) = (g.dx.stride.max(1), (g.kw.max(1) - 1) * g.dx.dilation);
+        let hi = (g.w + g.dx.pad_before)
+            .checked_sub(span)
+            .map_or(0, |lim| lim.div_ceil(sx).min(ow));
+        (g.dx.pad_before.div_ceil(sx).min(hi), hi)
+    };
+    let use_fast = g.kh == 3 && g.kw == 3 && c % 4 == 0 && x_lo < x_hi;
+    let row_len = ow * c;
+    for (row, orow) in out.chunks_exact_mut(row_len.max(1)).enumerate() {
+        let (b, oy) = (row / oh.max(1), row % oh.max(1));
+        let (mut lo, mut hi) = (ow, ow);
+        if use_fast {
+            // The three input rows of this output row, if all are inside the input.
+            let y0 = (oy * g.dy.stride).checked_sub(g.dy.pad_before);
+            let rows = y0.and_then(|y0| {
+                let r = |ky: usize| {
+                    let iy = y0 + ky * g.dy.dilation;
+                    if iy >= g.h {
+                        return None;
                     }
-                }
-                let px = out.get_mut(at..at + c).ok_or_else(bad)?;
-                let mut c0 = 0;
-                while c0 + 8 <= c {
-                    let bv = bias.get(c0..c0 + 8).unwrap_or(&zeros);
-                    let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
-                    let mut a1 = load_at(bv, 4).ok_or_else(bad)?;
-                    for &(x, f) in &taps {
-                        let (Some(x0), Some(x1), Some(f0), Some(f1)) = (
-                            load_at(x, c0),
-                            load_at(x, c0 + 4),
-                            load_at(f, c0),
-                            load_at(f, c0 + 4),
-                        ) else {
-                            return Err(bad());
-                        };
-                        a0 = a0 + x0 * f0;
-                        a1 = a1 + x1 * f1;
-                    }
-                    store_uninit_at(px, c0, a0.clamp(lo, hi));
-                    store_uninit_at(px, c0 + 4, a1.clamp(lo, hi));
-                    c0 += 8;
-                }
-                if c0 + 4 <= c {
-                    let bv = bias.get(c0..c0 + 4).unwrap_or(&zeros[..4]);
-                    let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
-                    for &(x, f) in &taps {
-                        let (Some(x0), Some(f0)) = (load_at(x, c0), load_at(f, c0)) else {
-                            return Err(bad());
-                        };
-                        a0 = a0 + x0 * f0;
-                    }
-                    store_uninit_at(px, c0, a0.clamp(lo, hi));
-                    c0 += 4;
-                }
-                for (ch, o) in px.iter_mut().enumerate().skip(c0) {
-                    let mut acc = bias.get(ch).copied().unwrap_or(0.0);
-                    for &(x, f) in &taps {
-                        acc += x[ch] * f[ch];
-                    }
-                    let v = if acc < fast.lo { fast.lo } else { acc };
-                    o.write(if fast.hi < v { fast.hi } else { v });
-                }
-                at += c;
+                    let s = (b * g.h + iy) * g.w * c;
+                    xs.get(s..s + g.w * c)
+                };
+                Some([r(0)?, r(1)?, r(2)?])
+            });
+            if let Some(rows) = rows {
+                interior_3x3(rows, fs, g, (x_lo, x_hi), orow, &ep)?;
+                (lo, hi) = (x_lo, x_hi);
             }
+        }
+        for ox in (0..lo).chain(hi..ow) {
+            let px = orow.get_mut(ox * c..(ox + 1) * c).ok_or_else(bad)?;
+            pixel(xs, fs, g, (b, oy, ox), px, &ep, &mut taps)?;
         }
     }
     Ok(())
+}
+
+fn bad() -> crate::status::Status {
+    invalid_argument("DepthwiseConv2dNative: index out of range")
+}
+
+/// The fused `clamp(x + bias, lo, hi)` of the multiplier-1 path (`bias` empty for none).
+struct Epilogue<'a> {
+    bias: &'a [f32],
+    lo: f32,
+    hi: f32,
+}
+
+/// One output pixel from the taps inside the input, 8 (then 4, then 1) channels at a time in
+/// registers. On `Ok`, all `c` elements of `px` have been written (blocks of 8, a block of 4,
+/// single channels cover `0..c`).
+fn pixel<'x>(
+    xs: &'x [f32],
+    fs: &'x [f32],
+    g: &Geometry,
+    (b, oy, ox): (usize, usize, usize),
+    px: &mut [MaybeUninit<f32>],
+    ep: &Epilogue<'_>,
+    taps: &mut Vec<(&'x [f32], &'x [f32])>,
+) -> Result<()> {
+    let c = g.c;
+    let zeros = [0f32; 8];
+    let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
+    taps.clear();
+    for ky in 0..g.kh {
+        let Some(iy) = (oy * g.dy.stride + ky * g.dy.dilation)
+            .checked_sub(g.dy.pad_before)
+            .filter(|&iy| iy < g.h)
+        else {
+            continue;
+        };
+        for kx in 0..g.kw {
+            let Some(ix) = (ox * g.dx.stride + kx * g.dx.dilation)
+                .checked_sub(g.dx.pad_before)
+                .filter(|&ix| ix < g.w)
+            else {
+                continue;
+            };
+            let s = ((b * g.h + iy) * g.w + ix) * c;
+            let t = (ky * g.kw + kx) * c;
+            taps.push((
+                xs.get(s..s + c).ok_or_else(bad)?,
+                fs.get(t..t + c).ok_or_else(bad)?,
+            ));
+        }
+    }
+    if px.len() != c {
+        return Err(bad());
+    }
+    let mut c0 = 0;
+    while c0 + 8 <= c {
+        let bv = ep.bias.get(c0..c0 + 8).unwrap_or(&zeros);
+        let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
+        let mut a1 = load_at(bv, 4).ok_or_else(bad)?;
+        for &(x, f) in taps.iter() {
+            let (Some(x0), Some(x1), Some(f0), Some(f1)) = (
+                load_at(x, c0),
+                load_at(x, c0 + 4),
+                load_at(f, c0),
+                load_at(f, c0 + 4),
+            ) else {
+                return Err(bad());
+            };
+            a0 = a0 + x0 * f0;
+            a1 = a1 + x1 * f1;
+        }
+        store_uninit_at(px, c0, a0.clamp(lo, hi));
+        store_uninit_at(px, c0 + 4, a1.clamp(lo, hi));
+        c0 += 8;
+    }
+    if c0 + 4 <= c {
+        let bv = ep.bias.get(c0..c0 + 4).unwrap_or(&zeros[..4]);
+        let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
+        for &(x, f) in taps.iter() {
+            let (Some(x0), Some(f0)) = (load_at(x, c0), load_at(f, c0)) else {
+                return Err(bad());
+            };
+            a0 = a0 + x0 * f0;
+        }
+        store_uninit_at(px, c0, a0.clamp(lo, hi));
+        c0 += 4;
+    }
+    for (ch, o) in px.iter_mut().enumerate().skip(c0) {
+        let mut acc = ep.bias.get(ch).copied().unwrap_or(0.0);
+        for &(x, f) in taps.iter() {
+            acc += x[ch] * f[ch];
+        }
+        let v = if acc < ep.lo { ep.lo } else { acc };
+        o.write(if ep.hi < v { ep.hi } else { v });
+    }
+    Ok(())
+}
+
+/// Output pixels `x_lo..x_hi` of one output row of a 3x3 filter, all of whose taps lie inside
+/// the input (`rows`: the three input rows, `w * c` each). Channel blocks of 4 outside, pixels
+/// inside, so that the block's 9 filter vectors and its bias stay in registers. On `Ok`, the `c`
+/// elements of each of these pixels in `orow` have been written (`c % 4 == 0`: the blocks cover
+/// `0..c`).
+fn interior_3x3(
+    rows: [&[f32]; 3],
+    fs: &[f32],
+    g: &Geometry,
+    (x_lo, x_hi): (usize, usize),
+    orow: &mut [MaybeUninit<f32>],
+    ep: &Epilogue<'_>,
+) -> Result<()> {
+    let c = g.c;
+    let (sx, pad) = (g.dx.stride, g.dx.pad_before);
+    let step = g.dx.dilation * c;
+    if c % 4 != 0 || orow.len() < x_hi * c || fs.len() < 9 * c {
+        return Err(bad());
+    }
+    // The largest input element any tap reads, plus one: the last channel of the last column of
+    // pixel `x_hi - 1`'s window. Every load below reads `at..at + 4` with `at + 4 <= end`.
+    let end = x_hi
+        .checked_sub(1)
+        .and_then(|v| v.checked_mul(sx))
+        .and_then(|v| v.checked_sub(pad))
+        .and_then(|v| v.checked_mul(c))
+        .and_then(|v| v.checked_add(step.checked_mul(2)?.checked_add(c)?));
+    if x_lo * sx < pad || end.is_none_or(|e| rows.iter().any(|r| r.len() < e)) {
+        return Err(bad());
+    }
+    let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
+    for c0 in (0..c).step_by(4) {
+        let w: [F4; 9] =
+            core::array::from_fn(|t| load_at(fs, t * c + c0).unwrap_or(F4::splat(0.0)));
+        let b = load_at(ep.bias, c0).unwrap_or(F4::splat(0.0));
+        let mut ox = x_lo;
+        if sx == 1 && step == c {
+            // Stride 1, dilation 1: pixels `ox` and `ox + 1` share 2 of their 3 input columns
+            // per row, so load the row's 4 columns once for both.
+            while ox + 2 <= x_hi {
+                let base = (ox - pad) * c + c0;
+                let (mut a0, mut a1) = (b, b);
+                for (r, w) in rows.iter().zip(w.chunks_exact(3)) {
+                    // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `sx == 1`,
+                    // `step == c` and `ox + 1 < x_hi`, `base + 3 * c + 4 = (ox + 1 - pad) * c +
+                    // 2 * step + c0 + 4 <= ((x_hi - 1) * sx - pad) * c + 2 * step + c = end`
+                    // (`c0 + 4 <= c`), and `end <= r.len()` (checked).
+                    let (x0, x1, x2, x3) = unsafe {
+                        (
+                            load_in(r, base),
+                            load_in(r, base + c),
+                            load_in(r, base + 2 * c),
+                            load_in(r, base + 3 * c),
+                        )
+                    };
+                    a0 = a0 + x0 * w[0] + x1 * w[1] + x2 * w[2];
+                    a1 = a1 + x1 * w[0] + x2 * w[1] + x3 * w[2];
+                }
+                store_uninit_at(orow, ox * c + c0, a0.clamp(lo, hi));
+                store_uninit_at(orow, (ox + 1) * c + c0, a1.clamp(lo, hi));
+                ox += 2;
+            }
+        }
+        for ox in ox..x_hi {
+            let base = (ox * sx - pad) * c + c0;
+            let mut acc = b;
+            for (r, w) in rows.iter().zip(w.chunks_exact(3)) {
+                // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `ox < x_hi`
+                // and `c0 + 4 <= c`, `base + 2 * step + 4 <= ((x_hi - 1) * sx - pad) * c +
+                // 2 * step + c = end <= r.len()` (checked).
+                let (x0, x1, x2) = unsafe {
+                    (
+                        load_in(r, base),
+                        load_in(r, base + step),
+                        load_in(r, base + 2 * step),
+                    )
+                };
+                acc = acc + x0 * w[0] + x1 * w[1] + x2 * w[2];
+            }
+            store_uninit_at(orow, ox * c + c0, acc.clamp(lo, hi));
+        }
+    }
+    Ok(())
+}
+
+/// Four lanes of `s` from `at`, without a bounds check.
+///
+/// # Safety
+/// `at + 4 <= s.len()` (without overflow).
+#[inline(always)]
+unsafe fn load_in(s: &[f32], at: usize) -> F4 {
+    debug_assert!(at.checked_add(4).is_some_and(|e| e <= s.len()));
+    // SAFETY: by the caller's contract `at..at + 4` lies inside `s`, so the pointer is in bounds
+    // and points to 4 initialized f32s borrowed shared for `s`'s lifetime; `[f32; 4]` has the
+    // alignment of `f32`.
+    F4::load(unsafe { &*s.as_ptr().add(at).cast::<[f32; 4]>() })
 }
 
 #[cfg(test)]
@@ -297,13 +460,22 @@ mod tests {
     fn check_channels_simd() {
         use crate::kernels::nn::fused::{Fusion, FusionSpec};
         use crate::ops::{lookup, resolve_attrs, AttrValue};
-        for &(c, stride, padding) in &[
-            (13usize, 1usize, Padding::Same),
-            (8, 2, Padding::Same),
-            (4, 1, Padding::Valid),
-            (3, 2, Padding::Valid),
+        // (depth, stride, dilation, padding, width): depths that are and are not multiples of 4
+        // (the 3x3 interior path), odd and even interior widths, dilation, explicit padding.
+        for &(c, stride, dil, padding, w) in &[
+            (13usize, 1usize, 1usize, Padding::Same, 6usize),
+            (8, 2, 1, Padding::Same, 6),
+            (4, 1, 1, Padding::Valid, 6),
+            (3, 2, 1, Padding::Valid, 6),
+            (12, 1, 1, Padding::Same, 7),
+            (8, 1, 1, Padding::Same, 6),
+            (16, 1, 1, Padding::Valid, 9),
+            (8, 1, 2, Padding::Same, 9),
+            (4, 2, 2, Padding::Valid, 9),
+            (8, 1, 1, Padding::Explicit([(0, 2), (2, 1)]), 7),
+            (4, 2, 1, Padding::Explicit([(1, 1), (1, 0)]), 8),
         ] {
-            let (n, h, w) = (2, 5, 6);
+            let (n, h) = (2, 5);
             let x: Vec<f32> = (0..n * h * w * c)
                 .map(|i| ((i * 7) % 11) as f32 - 5.0)
                 .collect();
@@ -316,7 +488,7 @@ mod tests {
             let bt = Tensor::from_slice(&[c], &bias).unwrap();
             let p = Conv2dParams {
                 strides: (stride, stride),
-                dilations: (1, 1),
+                dilations: (dil, dil),
                 padding,
             };
             let [dy, dx] = p.window((h, w), (3, 3)).unwrap();
@@ -328,8 +500,10 @@ mod tests {
                             let mut s = 0f32;
                             for ky in 0..3 {
                                 for kx in 0..3 {
-                                    let iy = (oy * stride + ky) as isize - dy.pad_before as isize;
-                                    let ix = (ox * stride + kx) as isize - dx.pad_before as isize;
+                                    let iy =
+                                        (oy * stride + ky * dil) as isize - dy.pad_before as isize;
+                                    let ix =
+                                        (ox * stride + kx * dil) as isize - dx.pad_before as isize;
                                     if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize {
                                         continue;
                                     }
@@ -346,7 +520,10 @@ mod tests {
             let got = depthwise(&xt, &ft, &p, None).unwrap();
             assert_eq!(got.dims(), &[n, dy.output, dx.output, c]);
             for (a, b) in got.f32s().unwrap().iter().zip(&want) {
-                assert!((a - b).abs() < 1e-4, "c={c} s={stride}: {a} vs {b}");
+                assert!(
+                    (a - b).abs() < 1e-4,
+                    "c={c} s={stride} d={dil} {padding:?} w={w}: {a} vs {b}"
+                );
             }
             let def = lookup("FusedDepthwiseConv2dNative").unwrap();
             let attrs = resolve_attrs(
@@ -370,7 +547,10 @@ mod tests {
             let got = depthwise(&xt, &ft, &p, Some(&fusion)).unwrap();
             for (i, (a, b)) in got.f32s().unwrap().iter().zip(&want).enumerate() {
                 let b = (b + bias[i % c]).clamp(0.0, 6.0);
-                assert!((a - b).abs() < 1e-4, "fused c={c} s={stride}: {a} vs {b}");
+                assert!(
+                    (a - b).abs() < 1e-4,
+                    "fused c={c} s={stride} d={dil} {padding:?} w={w}: {a} vs {b}"
+                );
             }
         }
     }
