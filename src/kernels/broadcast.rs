@@ -11,26 +11,22 @@ use crate::tensor::{try_with_capacity, Element, Shape, Tensor};
 /// The broadcast of two shapes (aligned at the right; a dim of 1 stretches), or InvalidArgument.
 pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let rank = a.len().max(b.len());
-    let mut out = vec![0; rank];
-    for i in 0..rank {
-        let da = if i + a.len() >= rank {
-            a[i + a.len() - rank]
-        } else {
-            1
-        };
-        let db = if i + b.len() >= rank {
-            b[i + b.len() - rank]
-        } else {
-            1
-        };
-        out[i] = match (da, db) {
-            (x, y) if x == y => x,
-            (1, y) => y,
-            (x, 1) => x,
-            _ => return Err(incompatible(a, b, i, da, db)),
-        };
-    }
-    Ok(out)
+    (0..rank)
+        .map(|i| {
+            let (da, db) = (aligned_dim(a, i, rank), aligned_dim(b, i, rank));
+            match (da, db) {
+                (x, y) if x == y => Ok(x),
+                (1, y) => Ok(y),
+                (x, 1) => Ok(x),
+                _ => Err(incompatible(a, b, i, da, db)),
+            }
+        })
+        .collect()
+}
+
+/// Dim `i` of `dims` when right-aligned to `rank` dims (1 where `dims` has no such dim).
+fn aligned_dim(dims: &[usize], i: usize, rank: usize) -> usize {
+    (i + dims.len()).checked_sub(rank).map_or(1, |j| dims[j])
 }
 
 #[cold]
@@ -63,16 +59,7 @@ impl Plan {
         let mut dims: Vec<(usize, usize, usize)> = Vec::new();
         let (mut sa, mut sb) = (1usize, 1usize);
         for i in (0..rank).rev() {
-            let da = if i + a.len() >= rank {
-                a[i + a.len() - rank]
-            } else {
-                1
-            };
-            let db = if i + b.len() >= rank {
-                b[i + b.len() - rank]
-            } else {
-                1
-            };
+            let (da, db) = (aligned_dim(a, i, rank), aligned_dim(b, i, rank));
             let d = out[i];
             if d == 1 {
                 continue;

@@ -81,6 +81,8 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
     let mut values: Vec<Vec<Option<Tensor>>> = Vec::with_capacity(g.nodes.len());
     let mut remaining: Vec<Vec<u32>> = g.nodes.iter().map(|n| n.uses.clone()).collect();
     let mut args: Vec<Tensor> = Vec::new();
+    // Looked up once per run, not per variable node.
+    let read_variable = crate::ops::lookup("ReadVariableOp")?;
     for node in &g.nodes {
         args.clear();
         for &(src, out) in &node.inputs {
@@ -106,8 +108,8 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
         let outs = match &node.kind {
             NodeKind::Feed(k) => vec![feeds[*k].clone()],
             NodeKind::Constant(t) => vec![t.clone()],
-            NodeKind::Variable { handle, dtype } => ctx.execute(
-                "ReadVariableOp",
+            NodeKind::Variable { handle, dtype } => ctx.execute_op(
+                read_variable,
                 std::slice::from_ref(handle),
                 [("dtype", AttrValue::Type(*dtype))],
             )?,

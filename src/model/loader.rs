@@ -384,6 +384,10 @@ fn restore_variables<W: WeightSource + ?Sized>(
     let total = weights.byte_len();
     let mut done = 0;
     let mut out = Vec::with_capacity(slots.len());
+    let (var_handle, assign) = (
+        ops::lookup("VarHandleOp")?,
+        ops::lookup("AssignVariableOp")?,
+    );
     for s in slots {
         let bytes = read_weight(weights, s.offset, s.len)?;
         let n = s.shape.num_elements();
@@ -396,8 +400,8 @@ fn restore_variables<W: WeightSource + ?Sized>(
         let shape_attr: Vec<i64> = s.shape.dims().iter().map(|&d| d as i64).collect();
         let shared_name = ctx.variable_shared_name(s.name);
         let handle = ctx
-            .execute(
-                "VarHandleOp",
+            .execute_op(
+                var_handle,
                 &[],
                 [
                     ("shared_name", AttrValue::Str(shared_name.into_bytes())),
@@ -408,8 +412,8 @@ fn restore_variables<W: WeightSource + ?Sized>(
             .pop()
             .ok_or_else(|| crate::status::internal("VarHandleOp returned no handle"))?;
         let bytes_len = value.byte_len();
-        ctx.execute(
-            "AssignVariableOp",
+        ctx.execute_op(
+            assign,
             &[handle.clone(), value],
             [("dtype", AttrValue::Type(s.dtype))],
         )?;
