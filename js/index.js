@@ -122,6 +122,16 @@ function readOutputs(ctx, len) {
   return out;
 }
 
+/** The only output of a single-output op (`readOutputs(ctx, len)[0]` without the array). */
+function readFirst(ctx, len) {
+  const v = ioFor(len);
+  const rank = v[2];
+  if (len !== 3 + rank) return readOutputs(ctx, len)[0];
+  const shape = new Array(rank);
+  for (let i = 0; i < rank; i++) shape[i] = v[3 + i];
+  return new Tensor(ctx, v[0], DTYPES[v[1]], shape);
+}
+
 // ---- tensors -------------------------------------------------------------------------------------
 
 // Backup release for tensors that are garbage-collected without dispose(). Stale handles (already
@@ -398,6 +408,11 @@ export class EagerContext {
   execute(op, inputs, attrs) {
     let id = opIds.get(op);
     if (id === undefined) id = resolveOp(op);
+    return readOutputs(this, this._run(id, op, inputs, attrs));
+  }
+
+  /** @internal runs op `id` (its name `op` for messages); returns the length of the output records. */
+  _run(id, op, inputs, attrs) {
     const n = inputs === undefined ? 0 : inputs.length;
     const v = ioFor(n);
     for (let i = 0; i < n; i++) {
@@ -407,13 +422,11 @@ export class EagerContext {
       }
       v[i] = t.handle;
     }
-    let len;
     try {
-      len = this._w.execute(id, n, attrs === null ? undefined : attrs);
+      return this._w.execute(id, n, attrs === null ? undefined : attrs);
     } catch (e) {
       throw toEagerError(e);
     }
-    return readOutputs(this, len);
   }
 
   /**
@@ -758,7 +771,12 @@ function pair(v, name) {
 }
 
 function makeOps(ctx) {
-  const one = (op, inputs, attrs) => ctx.execute(op, inputs, attrs)[0];
+  // Every helper's op has one output: skip the outputs array.
+  const one = (op, inputs, attrs) => {
+    let id = opIds.get(op);
+    if (id === undefined) id = resolveOp(op);
+    return readFirst(ctx, ctx._run(id, op, inputs, attrs));
+  };
   const unary = (op) => (x) => one(op, [x]);
   const binary = (op) => (a, b) => one(op, [a, b]);
   const withIntTensor = (op, x, values) => {
