@@ -58,6 +58,7 @@ const result = await runSuite({
   quick: argv.includes('--quick'),
   only,
   corrupt: arg('--corrupt') ?? null,
+  plainSimd: argv.includes('--plain-simd'),
   log,
 });
 result.env = {

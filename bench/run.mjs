@@ -8,6 +8,7 @@
 //   npm run bench -- --env node         # or --env chromium
 //   npm run bench -- --only matmul,dispatch
 //   npm run bench -- --no-write         # don't touch results.json / RESULTS.md
+//   npm run bench -- --plain-simd       # eager-wasm's plain SIMD128 build where relaxed SIMD would load
 //   npm run bench -- --corrupt tfjs     # self-test: falsify one runtime's output, expect MISMATCH + exit 1
 
 import { execFileSync, spawn } from 'node:child_process';
@@ -31,6 +32,7 @@ const quick = argv.includes('--quick');
 const envArg = arg('--env') ?? 'all';
 const only = arg('--only')?.split(',').filter(Boolean) ?? null;
 const corrupt = arg('--corrupt') ?? null; // self-test: eager | tfjs | ort gets a wrong output
+const plainSimd = argv.includes('--plain-simd'); // eager-wasm's plain SIMD128 build even where relaxed SIMD runs
 const envs = envArg === 'all' ? ['chromium', 'node'] : envArg.split(',');
 
 // ------------------------------------------------------------------ the built package
@@ -88,7 +90,7 @@ async function runChromium() {
     await page.goto(`${server.origin}/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
     page.setDefaultTimeout(0);
-    const result = await page.evaluate((opts) => window.runBench(opts), { quick, only, corrupt });
+    const result = await page.evaluate((opts) => window.runBench(opts), { quick, only, corrupt, plainSimd });
     result.env.browserVersion = `Chromium ${context.browser()?.version() ?? ''}`.trim();
     result.env.wasmRequests = [...new Set(wasmRequests)];
     return result;
@@ -103,6 +105,7 @@ function runNode() {
   const out = join(tmp, 'result.json');
   const a = [join(root, 'bench/node.mjs'), '--out', out];
   if (quick) a.push('--quick');
+  if (plainSimd) a.push('--plain-simd');
   if (only) a.push('--only', only.join(','));
   if (corrupt) a.push('--corrupt', corrupt);
   return new Promise((resolve, reject) => {

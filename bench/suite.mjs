@@ -143,12 +143,12 @@ async function calibrate(step, isAsync, cfg, minBatch = 1) {
 
 // ------------------------------------------------------------------------------------ runtimes
 
-async function setupEager(lib) {
+async function setupEager(lib, plainSimd) {
   if (lib instanceof Error) throw lib;
-  await lib.init();
+  await lib.init(plainSimd ? { relaxedSimd: false } : undefined);
   const ctx = new lib.EagerContext();
   const ops = new Set(lib.registeredOps());
-  return { lib, ctx, ops, info: { registeredOps: ops.size } };
+  return { lib, ctx, ops, info: { registeredOps: ops.size, ...lib.wasmFeatures() } };
 }
 
 async function setupTfjs(lib, wasmPrefix) {
@@ -505,8 +505,9 @@ function liveCounts(R) {
  * @param {{eager: any, tfjs: {core, wasm, converter}|Error, ort: any}} p.libs
  * @param {{bytes(path: string): Promise<Uint8Array>, tfjsWasmPrefix: string, ortWasmPaths?: string|object}} p.io
  * @param {string|null} [p.corrupt] runtime whose checked output gets a wrong first element (self-test)
+ * @param {boolean} [p.plainSimd] load eager-wasm's plain SIMD128 build even where relaxed SIMD is available
  */
-export async function runSuite({ libs, io, quick = false, only = null, corrupt = null, log = console.log }) {
+export async function runSuite({ libs, io, quick = false, only = null, corrupt = null, plainSimd = false, log = console.log }) {
   const cfg = timingConfig(quick);
   const cache = new Map();
   const data = {
@@ -521,7 +522,7 @@ export async function runSuite({ libs, io, quick = false, only = null, corrupt =
   const R = {};
   const runtimes = {};
   const setups = {
-    eager: () => setupEager(libs.eager),
+    eager: () => setupEager(libs.eager, plainSimd),
     tfjs: () => setupTfjs(libs.tfjs, io.tfjsWasmPrefix),
     ort: () => setupOrt(libs.ort, io.ortWasmPaths, io),
   };

@@ -51,13 +51,24 @@ export type DataTypeMap = {
 };
 
 /**
- * Loads and instantiates the wasm module; no argument needed in a browser or in Node 20. Pass a
- * URL, Response, BufferSource or WebAssembly.Module of `eager_wasm_bg.wasm` to override.
- * Idempotent. Rejects with EagerError('Unavailable') if the module cannot be loaded.
+ * Loads and instantiates the wasm module; no argument needed in a browser or in Node 20. Of the
+ * two builds, the relaxed-SIMD one (fused multiply-add in matmul/conv kernels) is loaded where the
+ * engine validates relaxed-SIMD code, else the plain SIMD128 one; `{ relaxedSimd: false }` forces
+ * the plain build. Pass a URL, Response, BufferSource or WebAssembly.Module of
+ * `eager_wasm_bg.wasm` or `eager_wasm_relaxed_bg.wasm` to load that file. Idempotent. Rejects with
+ * EagerError('Unavailable') if the module cannot be loaded.
  */
 export function init(
-  input?: URL | string | Response | BufferSource | WebAssembly.Module | Promise<Response>,
+  input?: InitOptions | URL | string | Response | BufferSource | WebAssembly.Module | Promise<Response>,
 ): Promise<void>;
+
+export interface InitOptions {
+  /** false: load the plain SIMD128 build even where relaxed SIMD is available. Default true. */
+  relaxedSimd?: boolean;
+}
+
+/** Which build init() loaded. Throws EagerError('FailedPrecondition') before `await init()`. */
+export function wasmFeatures(): { simd: true; relaxedSimd: boolean };
 
 export class Tensor {
   private constructor();

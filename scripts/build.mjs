@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Builds the npm package into dist/:
+// Builds the npm package into dist/, twice over for the two wasm builds (plain SIMD128 and relaxed
+// SIMD, see `variants`):
 //   cargo build --release --target wasm32-unknown-unknown
 //   -> wasm-bindgen --target web --out-dir pkg          (CLI pinned to the crate's =0.2.130)
 //   -> wasm-opt -O3 --enable-simd ...                    (npm `binaryen`, never Debian's: see
 //                                                        ../shared/TOOLCHAIN.md, it breaks the
 //                                                        externref table)
-//   -> dist/ (wasm-bindgen glue + optimized .wasm + the hand-written wrapper js/index.js, index.d.ts)
+//   -> dist/ (wasm-bindgen glue + the two optimized .wasm + the hand-written wrapper js/index.js,
+//      index.d.ts)
 //
 // We deliberately do not use wasm-pack: cargo + the wasm-bindgen CLI is all it would run, and it is
 // one less ~5-minute install on a fresh machine.
@@ -32,10 +34,6 @@ const which = (name, fallbacks) => {
 
 const WASM_BINDGEN_VERSION = '0.2.130';
 
-if (!args.has('--skip-cargo')) {
-  run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib']);
-}
-
 const wasmBindgen = which('wasm-bindgen', [join(homedir(), '.cargo/bin/wasm-bindgen')]);
 const version = execFileSync(wasmBindgen, ['--version'], { encoding: 'utf8' }).trim();
 if (!version.includes(WASM_BINDGEN_VERSION)) {
@@ -45,28 +43,57 @@ if (!version.includes(WASM_BINDGEN_VERSION)) {
   );
   process.exit(1);
 }
-const built = join(root, 'target/wasm32-unknown-unknown/release/eager_wasm.wasm');
-rmSync(join(root, 'pkg'), { recursive: true, force: true });
-run(wasmBindgen, ['--target', 'web', '--out-dir', 'pkg', '--out-name', 'eager_wasm', built]);
+const wasmOpt = join(root, 'node_modules/.bin/wasm-opt');
+if (!args.has('--no-opt') && !existsSync(wasmOpt)) {
+  console.error('wasm-opt missing: run `npm install` (devDependency binaryen@132).');
+  process.exit(1);
+}
 
-const bgWasm = join(root, 'pkg/eager_wasm_bg.wasm');
-if (!args.has('--no-opt')) {
-  const wasmOpt = join(root, 'node_modules/.bin/wasm-opt');
-  if (!existsSync(wasmOpt)) {
-    console.error('wasm-opt missing: run `npm install` (devDependency binaryen@132).');
-    process.exit(1);
+// Two builds of the same source: plain SIMD128 (every engine with SIMD) and SIMD128 + relaxed SIMD
+// (fused multiply-add in the GEMM and depthwise kernels), which init() picks where the engine
+// validates relaxed-SIMD code (Chromium 114+, Node 22+). Each has its own target dir so switching
+// does not rebuild the other.
+const variants = [
+  { name: 'simd', features: '+simd128', targetDir: 'target', out: 'pkg', wasm: 'eager_wasm_bg.wasm' },
+  {
+    name: 'relaxed-simd',
+    features: '+simd128,+relaxed-simd',
+    targetDir: 'target/relaxed',
+    out: 'pkg/relaxed',
+    wasm: 'eager_wasm_relaxed_bg.wasm',
+  },
+];
+rmSync(join(root, 'pkg'), { recursive: true, force: true });
+for (const v of variants) {
+  if (!args.has('--skip-cargo')) {
+    run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', v.targetDir], {
+      // Replaces .cargo/config.toml's target rustflags for this build.
+      env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: `-C target-feature=${v.features}` },
+    });
   }
-  // The features rustc enables by default for wasm32-unknown-unknown, plus SIMD (.cargo/config.toml).
-  const features = [
-    '--enable-simd',
-    '--enable-bulk-memory',
-    '--enable-sign-ext',
-    '--enable-mutable-globals',
-    '--enable-nontrapping-float-to-int',
-    '--enable-reference-types',
-    '--enable-multivalue',
-  ];
-  run(wasmOpt, ['-O3', ...features, bgWasm, '-o', bgWasm]);
+  const built = join(root, v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
+  run(wasmBindgen, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
+  const bgWasm = join(root, v.out, 'eager_wasm_bg.wasm');
+  if (!args.has('--no-opt')) {
+    // The features rustc enables by default for wasm32-unknown-unknown, plus SIMD.
+    const features = [
+      '--enable-simd',
+      '--enable-bulk-memory',
+      '--enable-sign-ext',
+      '--enable-mutable-globals',
+      '--enable-nontrapping-float-to-int',
+      '--enable-reference-types',
+      '--enable-multivalue',
+      ...(v.name === 'relaxed-simd' ? ['--enable-relaxed-simd'] : []),
+    ];
+    run(wasmOpt, ['-O3', ...features, bgWasm, '-o', bgWasm]);
+  }
+}
+// One glue module serves both builds: they export and import the same functions.
+const glue = (v) => readFileSync(join(root, v.out, 'eager_wasm.js'), 'utf8');
+if (glue(variants[0]) !== glue(variants[1])) {
+  console.error('the wasm-bindgen glue of the two builds differs: they cannot share dist/eager_wasm.js');
+  process.exit(1);
 }
 
 const dist = join(root, 'dist');
@@ -75,10 +102,17 @@ mkdirSync(dist, { recursive: true });
 for (const f of ['eager_wasm.js', 'eager_wasm.d.ts', 'eager_wasm_bg.wasm', 'eager_wasm_bg.wasm.d.ts']) {
   copyFileSync(join(root, 'pkg', f), join(dist, f));
 }
+copyFileSync(join(root, 'pkg/relaxed/eager_wasm_bg.wasm'), join(dist, variants[1].wasm));
 for (const f of ['index.js', 'index.d.ts']) copyFileSync(join(root, 'js', f), join(dist, f));
 
-const wasm = readFileSync(join(dist, 'eager_wasm_bg.wasm'));
-const gz = gzipSync(wasm, { level: 9 }).length;
-const sizes = { wasmBytes: statSync(join(dist, 'eager_wasm_bg.wasm')).size, wasmGzipBytes: gz };
+const sizeOf = (f) => {
+  const bytes = readFileSync(join(dist, f));
+  return { wasmBytes: bytes.length, wasmGzipBytes: gzipSync(bytes, { level: 9 }).length };
+};
+// Top level: the plain build (the one every engine can load); `relaxedSimd`: the other.
+const sizes = { ...sizeOf(variants[0].wasm), relaxedSimd: sizeOf(variants[1].wasm) };
 writeFileSync(join(dist, 'sizes.json'), JSON.stringify(sizes, null, 2) + '\n');
-console.log(`dist/eager_wasm_bg.wasm: ${sizes.wasmBytes} bytes, ${sizes.wasmGzipBytes} gzipped`);
+for (const v of variants) {
+  const s = sizeOf(v.wasm);
+  console.log(`dist/${v.wasm} (${v.name}): ${s.wasmBytes} bytes, ${s.wasmGzipBytes} gzipped`);
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test of eager-wasm, from a fresh machine: installs what is missing, then runs lint, native
-# tests, wasm tests (Node and headless Chromium), the JS API tests, the npm package check and the
+# tests, wasm tests (Node and headless Chromium; plain and relaxed SIMD), the JS API tests, the npm package check and the
 # demo page end-to-end. Every stage runs; the script fails if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +28,12 @@ stage "clippy (host)" cargo clippy --all-targets -- -D warnings
 stage "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 stage "native tests" cargo test
 stage "wasm tests (Node + headless Chromium, SIMD128)" cargo test --target wasm32-unknown-unknown
+# The relaxed-SIMD build (fused multiply-add) that init() loads where the engine supports it: the
+# same wasm tests, in Chromium and in Node 20 with its relaxed-SIMD flag.
+stage "wasm tests (Node + headless Chromium, relaxed SIMD)" env \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128,+relaxed-simd" \
+  NODE_ARGS=--experimental-wasm-relaxed-simd \
+  cargo test --target wasm32-unknown-unknown --target-dir target/relaxed
 stage "npm run build" npm run build
 stage "JS API tests (Node)" npm run test:js
 stage "JS API in headless Chromium" npm run test:chromium

@@ -42,6 +42,12 @@ pub fn op_id(name: &str) -> JsResult<u32> {
 }
 
 /// Every registered op name, sorted.
+/// Whether this is the relaxed-SIMD build (fused multiply-adds) rather than the plain SIMD128 one.
+#[wasm_bindgen(js_name = relaxedSimdBuild)]
+pub fn relaxed_simd_build() -> bool {
+    cfg!(target_feature = "relaxed-simd")
+}
+
 #[wasm_bindgen(js_name = opNames)]
 pub fn op_names() -> Array {
     OPS.with(|o| o.iter().map(|d| JsValue::from_str(d.name)).collect())

@@ -369,8 +369,8 @@ fn interior_3x3(
                             load_in(r, base + 3 * c),
                         )
                     };
-                    a0 = a0 + x0 * w[0] + x1 * w[1] + x2 * w[2];
-                    a1 = a1 + x1 * w[0] + x2 * w[1] + x3 * w[2];
+                    a0 = x2.mul_add(w[2], x1.mul_add(w[1], x0.mul_add(w[0], a0)));
+                    a1 = x3.mul_add(w[2], x2.mul_add(w[1], x1.mul_add(w[0], a1)));
                 }
                 store_uninit_at(orow, ox * c + c0, a0.clamp(lo, hi));
                 store_uninit_at(orow, (ox + 1) * c + c0, a1.clamp(lo, hi));
@@ -391,7 +391,7 @@ fn interior_3x3(
                         load_in(r, base + 2 * step),
                     )
                 };
-                acc = acc + x0 * w[0] + x1 * w[1] + x2 * w[2];
+                acc = x2.mul_add(w[2], x1.mul_add(w[1], x0.mul_add(w[0], acc)));
             }
             store_uninit_at(orow, ox * c + c0, acc.clamp(lo, hi));
         }

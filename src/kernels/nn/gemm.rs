@@ -323,8 +323,8 @@ fn tile_direct(rows: &[&[f32]; MR], panel: &[f32]) -> [[F4; 2]; MR] {
         let (b0, b1) = (F4::load(lo), F4::load(hi));
         for (acc, a) in acc.iter_mut().zip([a0, a1, a2, a3]) {
             let a = F4::splat(a);
-            acc[0] = acc[0] + a * b0;
-            acc[1] = acc[1] + a * b1;
+            acc[0] = a.mul_add(b0, acc[0]);
+            acc[1] = a.mul_add(b1, acc[1]);
         }
     }
     acc
@@ -497,11 +497,13 @@ fn micro_kernel(pa: &[f32], pb: &[f32]) -> [[f32; NR]; MR] {
     acc
 }
 
-/// The micro-kernel in explicit SIMD128: eight f32x4 accumulators, splat(A) x two B vectors.
+/// The micro-kernel in explicit SIMD128: eight f32x4 accumulators, splat(A) x two B vectors
+/// (multiply-adds fused in the relaxed-SIMD build).
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
 fn micro_kernel(pa: &[f32], pb: &[f32]) -> [[f32; NR]; MR] {
-    use core::arch::wasm32::{f32x4, f32x4_add, f32x4_extract_lane, f32x4_mul, f32x4_splat};
+    use super::simd::madd;
+    use core::arch::wasm32::{f32x4, f32x4_extract_lane, f32x4_splat};
     let zero = f32x4_splat(0.0);
     let mut acc = [[zero; 2]; MR];
     for (a, b) in pa.chunks_exact(MR).zip(pb.chunks_exact(NR)) {
@@ -513,8 +515,8 @@ fn micro_kernel(pa: &[f32], pb: &[f32]) -> [[f32; NR]; MR] {
         let b1 = f32x4(b[4], b[5], b[6], b[7]);
         for r in 0..MR {
             let ar = f32x4_splat(a[r]);
-            acc[r][0] = f32x4_add(acc[r][0], f32x4_mul(ar, b0));
-            acc[r][1] = f32x4_add(acc[r][1], f32x4_mul(ar, b1));
+            acc[r][0] = madd(ar, b0, acc[r][0]);
+            acc[r][1] = madd(ar, b1, acc[r][1]);
         }
     }
     let mut out = [[0f32; NR]; MR];

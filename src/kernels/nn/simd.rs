@@ -1,6 +1,11 @@
 //! `F4`: four f32 lanes, as SIMD128 `v128` on wasm and as a plain array elsewhere (LLVM turns the
 //! array form into SSE/NEON). Kernels written against it are tested natively and run vectorized in
 //! the browser from the same source.
+//!
+//! `mul_add` is one fused multiply-add (`f32x4.relaxed_madd`) in the relaxed-SIMD build
+//! (`-C target-feature=+relaxed-simd`, loaded where the engine validates it), else a multiply and
+//! an add: relaxed_madd may round once or twice, so results differ from the plain build in the last
+//! bit at most per step, well within the tests' tolerance against TF.
 
 use core::mem::MaybeUninit;
 
@@ -14,6 +19,19 @@ mod imp {
 
     #[derive(Clone, Copy)]
     pub struct F4(v128);
+
+    /// `a * b + c` on raw vectors (for kernels written in `v128` directly).
+    #[inline(always)]
+    pub fn madd(a: v128, b: v128, c: v128) -> v128 {
+        #[cfg(target_feature = "relaxed-simd")]
+        {
+            core::arch::wasm32::f32x4_relaxed_madd(a, b, c)
+        }
+        #[cfg(not(target_feature = "relaxed-simd"))]
+        {
+            f32x4_add(f32x4_mul(a, b), c)
+        }
+    }
 
     impl F4 {
         #[inline(always)]
@@ -47,6 +65,12 @@ mod imp {
         pub fn clamp(self, lo: F4, hi: F4) -> F4 {
             // pmax(a, b) = a < b ? b : a; pmin(a, b) = b < a ? b : a.
             F4(f32x4_pmin(f32x4_pmax(self.0, lo.0), hi.0))
+        }
+
+        /// `self * b + c`, fused in the relaxed-SIMD build.
+        #[inline(always)]
+        pub fn mul_add(self, b: F4, c: F4) -> F4 {
+            F4(madd(self.0, b.0, c.0))
         }
 
         #[inline(always)]
@@ -120,6 +144,12 @@ mod imp {
             }))
         }
 
+        /// `self * b + c`, unfused (as the plain SIMD128 build).
+        #[inline(always)]
+        pub fn mul_add(self, b: F4, c: F4) -> F4 {
+            self * b + c
+        }
+
         #[inline(always)]
         pub fn to_array(self) -> [f32; 4] {
             self.0
@@ -143,6 +173,8 @@ mod imp {
     }
 }
 
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub use imp::madd;
 pub use imp::F4;
 
 /// Four lanes of `s` from `at`, if they are in range.
