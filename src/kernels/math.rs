@@ -580,7 +580,7 @@ macro_rules! unary_float {
 
 unary_float!(fast rsqrt, |a| 1.0 / a.sqrt());
 unary_float!(fast sqrt, |a| a.sqrt());
-unary_float!(exp, |a| a.exp());
+unary_float!(fast exp, |a| crate::kernels::vmath::exp(a));
 unary_float!(log, |a| a.ln());
 unary_float!(log1p, |a| a.ln_1p());
 unary_float!(sin, |a| a.sin());

@@ -8,6 +8,7 @@ pub mod nn;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
+pub mod vmath;
 
 use crate::ops::{NodeAttrs, Registry};
 use crate::resource::{ResourceManager, ScopeId};

@@ -1,6 +1,7 @@
 //! Activations: the `Activation` enum fused kernels apply in place, and the standalone ops (Relu,
 //! Relu6, Elu, LeakyRelu, Selu, Sigmoid, Tanh, Softplus, Softmax, LogSoftmax) with TF's formulas.
 
+use crate::kernels::vmath;
 use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::FLOAT;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -51,7 +52,7 @@ impl Activation {
             Activation::LeakyRelu(a) => leaky_relu(x, a),
             Activation::Selu => selu(x),
             Activation::Sigmoid => sigmoid(x),
-            Activation::Tanh => x.tanh(),
+            Activation::Tanh => vmath::tanh(x),
             Activation::Softplus => softplus(x),
         }
     }
@@ -66,7 +67,7 @@ impl Activation {
             Activation::LeakyRelu(a) => xs.iter_mut().for_each(|x| *x = leaky_relu(*x, a)),
             Activation::Selu => xs.iter_mut().for_each(|x| *x = selu(*x)),
             Activation::Sigmoid => xs.iter_mut().for_each(|x| *x = sigmoid(*x)),
-            Activation::Tanh => xs.iter_mut().for_each(|x| *x = x.tanh()),
+            Activation::Tanh => xs.iter_mut().for_each(|x| *x = vmath::tanh(*x)),
             Activation::Softplus => xs.iter_mut().for_each(|x| *x = softplus(*x)),
         }
     }
@@ -116,16 +117,7 @@ pub fn selu(x: f32) -> f32 {
     }
 }
 
-/// Logistic function, accurate in relative terms on both tails: exp only of non-positive values.
-#[inline(always)]
-pub fn sigmoid(x: f32) -> f32 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
-}
+pub use crate::kernels::vmath::sigmoid;
 
 /// TF's softplus: x above -threshold, exp(x) below threshold, log(exp(x) + 1) between, where
 /// threshold = log(f32::EPSILON) + 2.
@@ -244,7 +236,7 @@ fn sigmoid_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result
 }
 
 fn tanh_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![map_f32(&i[0], f32::tanh)?])
+    Ok(vec![map_f32(&i[0], vmath::tanh)?])
 }
 
 fn prelu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
@@ -263,6 +255,32 @@ fn log_softmax_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Re
     Ok(vec![softmax(&i[0], true)?])
 }
 
+/// Sum of e^v over `row`, in 8 running partial sums so that the exps vectorize.
+fn sum_exp(row: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let chunks = row.chunks_exact(8);
+    let tail: f32 = chunks.remainder().iter().map(|&v| vmath::exp(v)).sum();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += vmath::exp(v);
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Sum of `row` in 8 running partial sums (vectorizable, unlike one sequential f32 sum).
+fn lane_sum(row: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let chunks = row.chunks_exact(8);
+    let tail: f32 = chunks.remainder().iter().sum();
+    for c in chunks {
+        for (a, &v) in acc.iter_mut().zip(c) {
+            *a += v;
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
 /// Softmax (or log-softmax) over the last axis, shifted by the row max for stability.
 pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
     if t.rank() < 1 {
@@ -278,20 +296,13 @@ pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
     if depth > 0 {
         for row in out.chunks_exact_mut(depth) {
             let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            row.iter_mut().for_each(|v| *v -= max);
             if log {
-                let mut sum = 0f32;
-                for v in row.iter_mut() {
-                    *v -= max;
-                    sum += v.exp();
-                }
-                let ls = sum.ln();
+                let ls = sum_exp(row).ln();
                 row.iter_mut().for_each(|v| *v -= ls);
             } else {
-                let mut sum = 0f32;
-                for v in row.iter_mut() {
-                    *v = (*v - max).exp();
-                    sum += *v;
-                }
+                row.iter_mut().for_each(|v| *v = vmath::exp(*v));
+                let sum = lane_sum(row);
                 row.iter_mut().for_each(|v| *v /= sum);
             }
         }
