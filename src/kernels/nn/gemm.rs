@@ -176,8 +176,9 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
 }
 
 /// Deepest product the direct path takes: the whole depth is accumulated in registers, so its B
-/// panel (`KD * NR` floats) and MR rows of A stay in L1.
-const KD: usize = 256;
+/// panel (`KD * NR` floats, 20 KiB) and MR rows of A (10 KiB) stay in a 48 KiB L1. 640 covers
+/// im2col depths up to 3x3x71 (a 3x3 conv on 64 channels: 1.2x faster than through packing).
+const KD: usize = 640;
 
 /// Appends C = A * B (row-major, `a.rows() x b.cols()`) to `out`, with the epilogue applied: the
 /// bias + clamp part in registers where the direct path runs, the rest per finished row. `row0` is
@@ -587,6 +588,9 @@ mod tests {
             (4, 0, 8),
             (7, 16, 20),
             (36, 72, 32),
+            // The direct path's depth limit and one past it (packed path).
+            (9, KD, 13),
+            (6, KD + 1, 10),
         ] {
             for ta in [false, true] {
                 for tb in [false, true] {
