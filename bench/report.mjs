@@ -51,12 +51,12 @@ export function ratio(c, peer) {
 }
 const fmtRatio = (x) => (x == null ? 'n/a' : `${x.toFixed(x >= 10 ? 1 : 2)}x`);
 
-export function sizeRow(sizes) {
+export function sizeRow(sizes, label = 'wasm size, gzip -9 (smaller is better)') {
   const kb = (b) => `${(b / 1024).toFixed(0)} KB`;
   const cellOf = (s) => (s ? `${kb(s.gzip)} gz (${kb(s.raw)} raw)` : 'n/a (missing)');
   const r = (p) => (sizes.eager && sizes[p] ? `${(sizes[p].gzip / sizes.eager.gzip).toFixed(2)}x` : 'n/a');
   return {
-    label: 'wasm size, gzip -9 (smaller is better)',
+    label,
     cells: [cellOf(sizes.eager), cellOf(sizes.tfjs), cellOf(sizes.ort)],
     ratios: [r('tfjs'), r('ort')],
   };
@@ -113,6 +113,7 @@ function rows(envResult, sizes) {
     ratios: PEERS.map((p) => fmtRatio(ratio(c, p))),
   }));
   if (sizes) out.push(sizeRow(sizes));
+  if (sizes?.download) out.push(sizeRow(sizes.download, 'JS + wasm a page loads to run a model, gz'));
   return out;
 }
 

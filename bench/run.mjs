@@ -63,10 +63,36 @@ function wasmSize(p) {
   const b = readFileSync(p);
   return { file: p.slice(root.length + 1), raw: b.length, gzip: gzipSync(b, { level: 9 }).length };
 }
+const nm = (p) => join(root, 'node_modules', p);
 const sizes = {
   eager: wasmSize(distWasm),
-  tfjs: wasmSize(join(root, 'node_modules/@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')),
-  ort: wasmSize(join(root, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')),
+  tfjs: wasmSize(nm('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')),
+  ort: wasmSize(nm('onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')),
+};
+// Everything a page downloads to run a graph model (the benchmark page's files): TF.js parses
+// model.json and dispatches ops in its JS bundles, eager-wasm and ORT in their wasm.
+function downloadSize(paths) {
+  const parts = paths.map(wasmSize);
+  if (parts.some((p) => p === null)) return null;
+  return {
+    file: parts.map((p) => p.file.split('/').pop()).join(' + '),
+    raw: parts.reduce((a, p) => a + p.raw, 0),
+    gzip: parts.reduce((a, p) => a + p.gzip, 0),
+  };
+}
+sizes.download = {
+  eager: downloadSize([join(root, 'dist/index.js'), join(root, 'dist/eager_wasm.js'), distWasm]),
+  tfjs: downloadSize([
+    nm('@tensorflow/tfjs-core/dist/tf-core.min.js'),
+    nm('@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js'),
+    nm('@tensorflow/tfjs-converter/dist/tf-converter.min.js'),
+    nm('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm'),
+  ]),
+  ort: downloadSize([
+    nm('onnxruntime-web/dist/ort.wasm.min.mjs'),
+    nm('onnxruntime-web/dist/ort-wasm-simd-threaded.mjs'),
+    nm('onnxruntime-web/dist/ort-wasm-simd-threaded.wasm'),
+  ]),
 };
 
 // ------------------------------------------------------------------ environments
