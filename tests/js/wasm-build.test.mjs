@@ -1,0 +1,72 @@
+// init() picks between the two .wasm builds: each case runs in a fresh Node process, since init()
+// loads one module per process. Node 20 validates relaxed-SIMD code only with
+// --experimental-wasm-relaxed-simd, which makes both choices testable here.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { root } from './helpers.mjs';
+
+const entry = pathToFileURL(join(root, 'dist/index.js')).href;
+
+/** Runs a 64x96 * 96x40 MatMul (deep enough for the FMA micro-kernel) in a fresh process. */
+function runIn(nodeFlags, initArg) {
+  const program = `
+const api = await import(${JSON.stringify(entry)});
+await api.init(${initArg});
+const ctx = new api.EagerContext();
+const fill = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7919 + s) % 2003) / 1001.5) - 1);
+const a = ctx.tensor(fill(64 * 96, 1), [64, 96]);
+const b = ctx.tensor(fill(96 * 40, 2), [96, 40]);
+const [c] = ctx.execute('MatMul', [a, b]);
+console.log(JSON.stringify({ features: api.wasmFeatures(), c: Array.from(c.dataSync()) }));
+`;
+  const out = execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', program], { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+function naiveMatMul() {
+  const fill = (n, s) => Float64Array.from({ length: n }, (_, i) => Math.fround((((i * 7919 + s) % 2003) / 1001.5) - 1));
+  const a = fill(64 * 96, 1);
+  const b = fill(96 * 40, 2);
+  const c = new Float64Array(64 * 40);
+  for (let i = 0; i < 64; i++) for (let j = 0; j < 40; j++) {
+    let s = 0;
+    for (let p = 0; p < 96; p++) s += a[i * 96 + p] * b[p * 40 + j];
+    c[i * 40 + j] = s;
+  }
+  return c;
+}
+
+function assertClose(got, want) {
+  assert.equal(got.length, want.length);
+  for (let i = 0; i < got.length; i++) {
+    assert.ok(Math.abs(got[i] - want[i]) <= 1e-4 * (1 + Math.abs(want[i])), `element ${i}: ${got[i]} vs ${want[i]}`);
+  }
+}
+
+const RELAXED = ['--experimental-wasm-relaxed-simd'];
+
+test('the plain SIMD128 build where the engine lacks relaxed SIMD', () => {
+  const r = runIn([], '');
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: false });
+  assertClose(r.c, naiveMatMul());
+});
+
+test('the relaxed-SIMD build where the engine validates it, with the same results', () => {
+  const r = runIn(RELAXED, '');
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: true });
+  assertClose(r.c, naiveMatMul());
+});
+
+test('{ relaxedSimd: false } forces the plain build', () => {
+  const r = runIn(RELAXED, '{ relaxedSimd: false }');
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: false });
+});
+
+test('an explicit module source is loaded as given', () => {
+  const wasm = JSON.stringify(pathToFileURL(join(root, 'dist/eager_wasm_relaxed_bg.wasm')).href);
+  const r = runIn(RELAXED, `await (await import('node:fs/promises')).readFile(new URL(${wasm}))`);
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: true });
+});
