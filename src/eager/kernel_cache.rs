@@ -213,19 +213,22 @@ impl KernelCache {
     /// Counts the lookup; the kernel on a hit.
     fn find(&mut self, def: &'static OpDef, fp: u64, key: &dyn KeyLike) -> Found {
         let st = self.op_state(def);
-        st.distinct.insert(fp);
         if st.excluded {
+            st.distinct.insert(fp);
             st.stats.bypassed += 1;
             self.bypassed += 1;
             return Found::Bypass;
         }
         let at = self.per_op_index[def.id as usize] as usize;
         if let Some(e) = self.lru.get(key) {
+            // A hit's key was counted as distinct by the miss that cached it (statistics are only
+            // zeroed together with the entries), so the hit path skips the counter.
             let kernel = e.kernel.clone();
             self.hits += 1;
             self.per_op[at].stats.hits += 1;
             return Found::Hit(kernel);
         }
+        self.per_op[at].distinct.insert(fp);
         self.per_op[at].stats.misses += 1;
         self.misses += 1;
         Found::Miss(at)
