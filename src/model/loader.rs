@@ -124,21 +124,14 @@ fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<Tens
     for n in nodes {
         if n.op == "Placeholder" {
             let dtype = n
-                .attr_json("dtype")
-                .as_ref()
-                .map(AttrValue::from_json)
+                .attr_value("dtype")
                 .transpose()?
                 .and_then(|v| match v {
                     AttrValue::Type(t) => Some(t),
                     _ => None,
                 })
                 .unwrap_or(DType::Float32);
-            let shape = match n
-                .attr_json("shape")
-                .as_ref()
-                .map(AttrValue::from_json)
-                .transpose()?
-            {
+            let shape = match n.attr_value("shape").transpose()? {
                 Some(AttrValue::Shape(s)) => s,
                 _ => None,
             };
@@ -165,8 +158,8 @@ fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<Tens
 fn node_attrs(n: &NodeDef<'_>, def: &'static ops::OpDef) -> Result<Vec<(&'static str, AttrValue)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
-        if let Some(v) = n.attr_json(spec.name) {
-            let value = AttrValue::from_json(&v)
+        if let Some(v) = n.attr_value(spec.name) {
+            let value = v
                 .and_then(|v| {
                     v.coerce(spec.ty).map_err(|v| {
                         invalid_argument(format!(
@@ -259,12 +252,11 @@ pub fn load<W: WeightSource + ?Sized>(
         let plan = if let Some(&k) = feed_of.get(&i) {
             Plan::Feed(k)
         } else if n.op == "Const" {
-            match (weight_of.get(&*n.name), n.attr.contains_key("value")) {
-                (Some(&w), _) => Plan::Weight(w),
-                (None, true) => {
-                    match AttrValue::from_json(&n.attr_json("value").unwrap_or_default())
-                        .map_err(|e| e.context(format!("node '{}'", n.name)))?
-                    {
+            // The inline value is parsed only when the weights don't provide one.
+            match weight_of.get(&*n.name).ok_or_else(|| n.attr_value("value")) {
+                Ok(&w) => Plan::Weight(w),
+                Err(Some(value)) => {
+                    match value.map_err(|e| e.context(format!("node '{}'", n.name)))? {
                         AttrValue::Tensor(t) => Plan::Constant(t),
                         _ => {
                             return Err(invalid_argument(format!(
@@ -274,7 +266,7 @@ pub fn load<W: WeightSource + ?Sized>(
                         }
                     }
                 }
-                (None, false) => {
+                Err(None) => {
                     return Err(invalid_argument(format!(
                         "Const node '{}' has no weight in the manifest and no value",
                         n.name

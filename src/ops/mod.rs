@@ -2,6 +2,7 @@
 //! the caller set, infer type attrs from inputs, fill defaults) into canonical `NodeAttrs`.
 
 pub mod attr;
+pub mod attr_text;
 pub mod def;
 
 pub use attr::{AttrType, AttrValue, ShapeAttr};
