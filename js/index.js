@@ -488,7 +488,7 @@ export class EagerContext {
       }
       weights = concat(buffers);
     } else if (source !== null && typeof source === 'object' && 'modelJson' in source) {
-      modelJson = typeof source.modelJson === 'string' ? source.modelJson : JSON.stringify(source.modelJson);
+      modelJson = typeof source.modelJson === 'string' ? source.modelJson : modelJsonText(source.modelJson);
       weights = inMemoryWeights(modelJson, source.weights);
     } else {
       throw new EagerError(
@@ -716,6 +716,44 @@ function asBytes(b, what) {
 const ENCODER = new TextEncoder();
 function utf8(s) {
   return s instanceof Uint8Array ? s : ENCODER.encode(s);
+}
+
+/**
+ * JSON text of a parsed model.json with only what the loader reads: serializing is most of the cost
+ * of loading from an object. Left out: top-level metadata (generatedBy, userDefinedMetadata, ...) and
+ * the attrs of Const nodes whose value comes from the weights manifest (the loader never reads them).
+ * Anything of an unexpected shape is kept as it is, so the loader reports it as before.
+ */
+function modelJsonText(m) {
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) return JSON.stringify(m);
+  const topo = m.modelTopology;
+  const manifest = m.weightsManifest;
+  let slim = topo;
+  const weightNames = new Set();
+  if (topo !== null && typeof topo === 'object' && Array.isArray(topo.node) && Array.isArray(manifest)) {
+    for (const g of manifest) {
+      if (g === null || typeof g !== 'object' || !Array.isArray(g.weights)) continue;
+      for (const w of g.weights) if (w !== null && typeof w === 'object') weightNames.add(w.name);
+    }
+    const nodes = topo.node.map((n) =>
+      n !== null &&
+      typeof n === 'object' &&
+      n.op === 'Const' &&
+      weightNames.has(n.name) &&
+      n.attr !== null &&
+      typeof n.attr === 'object' &&
+      !Array.isArray(n.attr)
+        ? { name: n.name, op: n.op, input: n.input }
+        : n,
+    );
+    slim = { node: nodes, library: topo.library };
+  }
+  return JSON.stringify({
+    format: m.format,
+    modelTopology: slim,
+    weightsManifest: manifest,
+    signature: m.signature,
+  });
 }
 
 function inMemoryWeights(modelJson, weights) {
