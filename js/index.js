@@ -16,6 +16,7 @@ import wbgInit, {
   resetHeapPeak,
   scopeBegin,
   scopeEnd,
+  stageJson,
   tensorData,
   tensorDispose,
   tensorIsLive,
@@ -498,7 +499,11 @@ export class EagerContext {
     }
     progress(0.9);
     const onRestore = onProgress === null ? undefined : (done, total) => progress(0.9 + (0.1 * done) / (total || 1));
-    const w = callWasm(() => this._w.loadModel(utf8(modelJson), weights, onRestore));
+    const w = callWasm(() =>
+      typeof modelJson === 'string'
+        ? loadFromText(this._w, modelJson, weights, onRestore)
+        : this._w.loadModel(modelJson, weights, onRestore),
+    );
     progress(1);
     return new GraphModel(this, w);
   }
@@ -754,6 +759,17 @@ function modelJsonText(m) {
     weightsManifest: manifest,
     signature: m.signature,
   });
+}
+
+/** Loads from model.json text that the native encoder writes straight into wasm memory. */
+function loadFromText(w, text, weights, onRestore) {
+  // UTF-8 of n UTF-16 units: n bytes if ASCII (nearly always), at most 3n.
+  for (const cap of [text.length, text.length * 3]) {
+    const ptr = stageJson(cap);
+    const { read, written } = ENCODER.encodeInto(text, new Uint8Array(exportsRef.memory.buffer, ptr, cap));
+    if (read === text.length) return w.loadModelStaged(written, weights, onRestore);
+  }
+  throw new EagerError('Internal', 'model.json text did not fit its UTF-8 bound');
 }
 
 function inMemoryWeights(modelJson, weights) {

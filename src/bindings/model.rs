@@ -19,7 +19,37 @@ pub(crate) type ModelCell = RefCell<GraphModel>;
 /// invalid sequences replaced by U+FFFD.
 pub(crate) fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    String::from_utf8_lossy(bytes)
+    // `from_utf8` checks ASCII a word at a time; the lossy decoder goes byte by byte.
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+thread_local! {
+    /// `model.json` text written straight into wasm memory by the JS `TextEncoder.encodeInto`
+    /// (`stageJson`), taken by the next `loadModelStaged`: saves encoding into a JS buffer and
+    /// copying that in.
+    static STAGED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A zeroed buffer of `len` bytes for the next `loadModelStaged`; returns its address (valid until
+/// the next call into wasm that may allocate).
+#[wasm_bindgen(js_name = stageJson)]
+pub fn stage_json(len: u32) -> u32 {
+    STAGED.with(|b| {
+        let mut b = b.borrow_mut();
+        *b = vec![0; len as usize];
+        b.as_ptr() as usize as u32
+    })
+}
+
+/// The staged bytes, cut to the `len` written; the stage is left empty (its memory freed with the
+/// returned buffer), so heap in use after a load does not depend on the model's size.
+pub(crate) fn take_staged(len: u32) -> Vec<u8> {
+    let mut b = STAGED.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    b.truncate(len as usize);
+    b
 }
 
 /// Shard paths of a `model.json` (UTF-8 bytes), in manifest order.
