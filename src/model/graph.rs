@@ -2,8 +2,12 @@
 //! every node runs after its inputs; plus how long each intermediate tensor must live.
 
 use super::format::NodeDef;
+use crate::ops::FastBuild;
 use crate::status::{invalid_argument, Result};
 use std::collections::HashMap;
+
+/// Node names to positions (the fixed fast hasher: a load hashes every name and input once or more).
+pub type NameIndex<'n> = HashMap<&'n str, usize, FastBuild>;
 
 /// `node`, `node:1` or `^node` (control dependency).
 #[derive(Debug, Clone, PartialEq)]
@@ -44,8 +48,8 @@ pub fn parse_input(s: &str) -> Result<InputRef<'_>> {
 }
 
 /// Node names to indices; duplicate names are an error.
-pub fn index_nodes<'n>(nodes: &'n [NodeDef<'_>]) -> Result<HashMap<&'n str, usize>> {
-    let mut index = HashMap::with_capacity(nodes.len());
+pub fn index_nodes<'n>(nodes: &'n [NodeDef<'_>]) -> Result<NameIndex<'n>> {
+    let mut index = HashMap::with_capacity_and_hasher(nodes.len(), FastBuild);
     for (i, n) in nodes.iter().enumerate() {
         if index.insert(&*n.name, i).is_some() {
             return Err(invalid_argument(format!(
@@ -60,7 +64,7 @@ pub fn index_nodes<'n>(nodes: &'n [NodeDef<'_>]) -> Result<HashMap<&'n str, usiz
 /// Resolved inputs of every node: (data inputs as (node, output), control inputs as node).
 pub type Edges = Vec<(Vec<(usize, usize)>, Vec<usize>)>;
 
-pub fn resolve_edges(nodes: &[NodeDef<'_>], index: &HashMap<&str, usize>) -> Result<Edges> {
+pub fn resolve_edges(nodes: &[NodeDef<'_>], index: &NameIndex<'_>) -> Result<Edges> {
     nodes
         .iter()
         .map(|n| {

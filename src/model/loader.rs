@@ -7,7 +7,7 @@ use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSour
 use super::{GraphModel, Loaded, Node, NodeKind, TensorInfo};
 use crate::eager::EagerContext;
 use crate::ops::attr::{parse_dtype, parse_shape};
-use crate::ops::{self, AttrValue};
+use crate::ops::{self, AttrValue, FastBuild};
 use crate::resource::ScopeId;
 use crate::status::{invalid_argument, unimplemented, Result, Status};
 use crate::tensor::{DType, Shape, Tensor};
@@ -113,7 +113,7 @@ fn tensor_info(name: &str, t: &SignatureTensor) -> Result<TensorInfo> {
 
 /// Placeholders as inputs, and nodes nobody consumes as outputs: TF.js's rule without a signature.
 fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<TensorInfo>)> {
-    let mut consumed = std::collections::HashSet::new();
+    let mut consumed = std::collections::HashSet::with_hasher(FastBuild);
     for n in nodes {
         for i in &n.input {
             consumed.insert(parse_input(i)?.node);
@@ -228,7 +228,7 @@ pub fn load<W: WeightSource + ?Sized>(
         Ok((i, r.output))
     };
     let output_refs = outputs.iter().map(locate).collect::<Result<Vec<_>>>()?;
-    let mut feed_of: HashMap<usize, usize> = HashMap::new();
+    let mut feed_of: HashMap<usize, usize, FastBuild> = HashMap::default();
     for (k, info) in inputs.iter().enumerate() {
         let (i, _) = locate(info)?;
         feed_of.insert(i, k);
@@ -238,7 +238,7 @@ pub fn load<W: WeightSource + ?Sized>(
 
     // Classify every needed node before touching the context, so a bad model allocates nothing.
     let slots = plan_weights(groups, weights.byte_len())?;
-    let weight_of: HashMap<&str, usize> =
+    let weight_of: HashMap<&str, usize, FastBuild> =
         slots.iter().enumerate().map(|(i, s)| (s.name, i)).collect();
     enum Plan {
         Feed(usize),
@@ -291,7 +291,10 @@ pub fn load<W: WeightSource + ?Sized>(
     }
 
     // Uses of each (node, output): consumers among needed nodes, plus model outputs.
-    let position: HashMap<usize, usize> = order.iter().enumerate().map(|(p, &i)| (i, p)).collect();
+    let mut position = vec![usize::MAX; nodes.len()];
+    for (p, &i) in order.iter().enumerate() {
+        position[i] = p;
+    }
     let mut uses: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
     let bump = |uses: &mut Vec<Vec<u32>>, p: usize, out: usize| {
         if uses[p].len() <= out {
@@ -301,16 +304,14 @@ pub fn load<W: WeightSource + ?Sized>(
     };
     let mut node_inputs = Vec::with_capacity(order.len());
     for &i in &order {
-        let ins: Vec<(usize, usize)> = edges[i].0.iter().map(|&(s, o)| (position[&s], o)).collect();
+        let ins: Vec<(usize, usize)> = edges[i].0.iter().map(|&(s, o)| (position[s], o)).collect();
         for &(p, o) in &ins {
             bump(&mut uses, p, o);
         }
         node_inputs.push(ins);
     }
-    let outputs_pos: Vec<(usize, usize)> = output_refs
-        .iter()
-        .map(|&(i, o)| (position[&i], o))
-        .collect();
+    let outputs_pos: Vec<(usize, usize)> =
+        output_refs.iter().map(|&(i, o)| (position[i], o)).collect();
     for &(p, o) in &outputs_pos {
         bump(&mut uses, p, o);
     }
