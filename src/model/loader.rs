@@ -4,13 +4,15 @@
 use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
 use super::graph::{execution_order, index_nodes, parse_input, resolve_edges};
 use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
-use super::{GraphModel, Loaded, Node, NodeKind, TensorInfo};
-use crate::eager::EagerContext;
+use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
+use crate::eager::cache_key::CPU_DEVICE;
+use crate::eager::{CacheKey, EagerContext};
 use crate::ops::attr::{parse_dtype, parse_shape};
 use crate::ops::{self, AttrValue, FastBuild};
 use crate::resource::ScopeId;
 use crate::status::{invalid_argument, unimplemented, Result, Status};
 use crate::tensor::{DType, Shape, Tensor};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 pub fn parse(model_json: &str) -> Result<ModelJson<'_>> {
@@ -316,6 +318,7 @@ pub fn load<W: WeightSource + ?Sized>(
         bump(&mut uses, p, o);
     }
 
+    let read_variable = ops::lookup("ReadVariableOp")?;
     // Restore weights as variables, owned by a new scope; on any failure the scope is destroyed.
     let scope = ctx.new_scope();
     let previous = ctx.enter_scope(scope);
@@ -332,13 +335,27 @@ pub fn load<W: WeightSource + ?Sized>(
 
     let mut handles: Vec<Option<(Tensor, DType, usize)>> = handles.into_iter().map(Some).collect();
     let mut graph_nodes = Vec::with_capacity(order.len());
+    let mut read_keys = Vec::new();
     for (((&i, plan), inputs), uses) in order.iter().zip(plans).zip(node_inputs).zip(uses) {
         let kind = match plan {
             Plan::Feed(k) => NodeKind::Feed(k),
             Plan::Constant(t) => NodeKind::Constant(t),
-            Plan::Op(def, attrs) => NodeKind::Op { def, attrs },
+            Plan::Op(def, attrs) => NodeKind::Op {
+                def,
+                attrs,
+                resolved: RefCell::new(Memo::NeverRun),
+            },
             Plan::Weight(w) => match handles[w].take() {
-                Some((handle, dtype, _)) => NodeKind::Variable { handle, dtype },
+                Some((handle, dtype, _)) => {
+                    let read = match read_key(&mut read_keys, read_variable, &handle, dtype) {
+                        Ok(k) => k,
+                        Err(e) => {
+                            ctx.destroy_scope(scope);
+                            return Err(e);
+                        }
+                    };
+                    NodeKind::Variable { handle, read }
+                }
                 // Two Const nodes can't share a name, so a weight is claimed once.
                 None => return Err(internal_cleanup(ctx, scope, "weight claimed twice")),
             },
@@ -355,11 +372,33 @@ pub fn load<W: WeightSource + ?Sized>(
             scope,
             nodes: graph_nodes,
             outputs: outputs_pos,
+            read_keys,
         }),
         inputs,
         outputs,
         weight_bytes,
     })
+}
+
+/// Position in `keys` of the ReadVariableOp key for variables of `dtype` (made on first need).
+fn read_key(
+    keys: &mut Vec<CacheKey>,
+    read_variable: &'static ops::OpDef,
+    handle: &Tensor,
+    dtype: DType,
+) -> Result<usize> {
+    let is_dtype =
+        |k: &CacheKey| matches!(k.attrs().get("dtype"), Ok(AttrValue::Type(d)) if *d == dtype);
+    if let Some(i) = keys.iter().position(is_dtype) {
+        return Ok(i);
+    }
+    let attrs = ops::resolve_attrs(
+        read_variable,
+        std::slice::from_ref(handle),
+        [("dtype", AttrValue::Type(dtype))],
+    )?;
+    keys.push(CacheKey::new(CPU_DEVICE, attrs));
+    Ok(keys.len() - 1)
 }
 
 fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status {

@@ -8,11 +8,12 @@ pub mod graph;
 mod loader;
 pub mod weights;
 
-use crate::eager::EagerContext;
+use crate::eager::{CacheKey, EagerContext};
 use crate::ops::{AttrValue, OpDef};
 use crate::resource::ScopeId;
 use crate::status::Result;
 use crate::tensor::{DType, Tensor};
+use std::cell::RefCell;
 
 /// A model input or output as the signature declares it.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,14 +30,26 @@ pub struct TensorInfo {
 pub(crate) enum NodeKind {
     /// Placeholder: fed from the input at this index.
     Feed(usize),
-    /// Const backed by a weight: read through ReadVariableOp on each run, as a restored TF model does.
-    Variable { handle: Tensor, dtype: DType },
+    /// Const backed by a weight: read through ReadVariableOp on each run, as a restored TF model
+    /// does (`read`: that op's cache key in `Loaded::read_keys`, resolved at load).
+    Variable { handle: Tensor, read: usize },
     /// Const with an inline value (not in the weights).
     Constant(Tensor),
     Op {
         def: &'static OpDef,
         attrs: Vec<(&'static str, AttrValue)>,
+        /// What `attrs` resolved to, for repeated runs.
+        resolved: RefCell<Memo>,
     },
+}
+
+/// Resolving a node's attrs depends only on them and its input dtypes, so a node that runs again
+/// with the same dtypes can reuse its cache key instead of resolving (and copying) its attrs anew.
+/// Kept from the second run on: a model that is predicted once does not pay for keeping keys.
+pub(crate) enum Memo {
+    NeverRun,
+    RanOnce,
+    Resolved { dtypes: Vec<DType>, key: CacheKey },
 }
 
 pub(crate) struct Node {
@@ -53,6 +66,8 @@ pub(crate) struct Loaded {
     pub nodes: Vec<Node>,
     /// Signature outputs as (position in `nodes`, output index).
     pub outputs: Vec<(usize, usize)>,
+    /// ReadVariableOp cache keys, one per weight dtype.
+    pub read_keys: Vec<CacheKey>,
 }
 
 /// A loaded graph model. Everything it holds lives until `dispose`.
