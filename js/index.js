@@ -489,7 +489,7 @@ export class EagerContext {
       }
       weights = concat(buffers);
     } else if (source !== null && typeof source === 'object' && 'modelJson' in source) {
-      modelJson = typeof source.modelJson === 'string' ? source.modelJson : modelJsonText(source.modelJson);
+      modelJson = typeof source.modelJson === 'string' ? source.modelJson : cachedModelJsonText(source.modelJson);
       weights = inMemoryWeights(modelJson, source.weights);
     } else {
       throw new EagerError(
@@ -721,6 +721,96 @@ function asBytes(b, what) {
 const ENCODER = new TextEncoder();
 function utf8(s) {
   return s instanceof Uint8Array ? s : ENCODER.encode(s);
+}
+
+// ---- model.json objects to text ----------------------------------------------------------------
+//
+// Pages load the same parsed model.json again and again. Serializing it is the largest part of a
+// load, while checking that it is unchanged is a fraction of that: from its second load on, an
+// object's text is remembered together with a trace of everything the text was made from (every
+// key and primitive value, in order), and reused only if a walk of the object finds exactly that
+// trace again. So an edit to the object between loads, anywhere, makes a new text: nothing stale is
+// ever loaded. Only plain JSON data is traced (plain objects and arrays, strings, finite numbers,
+// booleans, null); anything else (class instances, toJSON, undefined, ...) is serialized each time.
+
+/** model.json object -> null (seen once) or { trace, text }. */
+const modelTexts = new WeakMap();
+const OBJECT_PROTO = Object.prototype;
+const ARRAY_PROTO = Array.prototype;
+const END = Symbol('end of object');
+
+function cachedModelJsonText(m) {
+  if (m === null || typeof m !== 'object' || OBJECT_PROTO.toJSON !== undefined || ARRAY_PROTO.toJSON !== undefined) {
+    return modelJsonText(m);
+  }
+  const entry = modelTexts.get(m);
+  if (entry !== undefined && entry !== null && matchTrace(m, entry.trace, 0) === entry.trace.length) {
+    return entry.text;
+  }
+  const text = modelJsonText(m);
+  if (entry === undefined) {
+    modelTexts.set(m, null); // the first load pays for no trace; most objects are loaded once
+  } else {
+    const trace = [];
+    modelTexts.set(m, recordTrace(m, trace) ? { trace, text } : null);
+  }
+  return text;
+}
+
+/** Appends the trace of `v` to `out`; false if `v` holds anything but plain JSON data. */
+function recordTrace(v, out) {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      out.push(v);
+      return true;
+    case 'number':
+      out.push(v);
+      return Number.isFinite(v);
+    case 'object': {
+      if (v === null) {
+        out.push(v);
+        return true;
+      }
+      if (Array.isArray(v)) {
+        if (Object.getPrototypeOf(v) !== ARRAY_PROTO) return false;
+        out.push(ARRAY_PROTO, v.length);
+        for (let i = 0; i < v.length; i++) if (!recordTrace(v[i], out)) return false;
+        return true;
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== OBJECT_PROTO && proto !== null) return false;
+      out.push(OBJECT_PROTO);
+      for (const k in v) {
+        out.push(k);
+        if (!recordTrace(v[k], out)) return false;
+      }
+      out.push(END);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Position after `v`'s trace if `trace` holds it at `i`, else -1. */
+function matchTrace(v, trace, i) {
+  if (typeof v !== 'object' || v === null) return trace[i] === v ? i + 1 : -1;
+  if (Array.isArray(v)) {
+    if (trace[i] !== ARRAY_PROTO || trace[i + 1] !== v.length || Object.getPrototypeOf(v) !== ARRAY_PROTO) return -1;
+    i += 2;
+    for (let k = 0; k < v.length && i >= 0; k++) i = matchTrace(v[k], trace, i);
+    return i;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (trace[i] !== OBJECT_PROTO || (proto !== OBJECT_PROTO && proto !== null)) return -1;
+  i += 1;
+  for (const k in v) {
+    if (trace[i] !== k) return -1;
+    i = matchTrace(v[k], trace, i + 1);
+    if (i < 0) return -1;
+  }
+  return trace[i] === END ? i + 1 : -1;
 }
 
 /**

@@ -188,6 +188,21 @@ test('load from a parsed model.json object: same model; edits between loads take
   obj.modelTopology.node[1].attr.value.tensor.floatVal = [5, 5, 5];
   obj.weightsManifest[0].weights = [];
   assert.deepEqual((await run(obj, new Uint8Array(0))).y, [[11, 11, 11]]);
+  // From the third load the text is reused while the object is unchanged; any edit is seen.
+  const again = JSON.parse(tinyModelJson);
+  for (let i = 0; i < 3; i++) assert.deepEqual((await run(again)).y, [[2, 6, 12]]);
+  again.modelTopology.node[3].op = 'AddV2';
+  assert.deepEqual((await run(again)).y, [[3, 5, 7]]);
+  assert.deepEqual((await run(again)).y, [[3, 5, 7]]);
+  again.modelTopology.node[3].op = 'Mul';
+  assert.deepEqual((await run(again)).y, [[2, 6, 12]]);
+  again.modelTopology.node[2].input = ['x', 'x'];
+  assert.deepEqual((await run(again)).y, [[2, 4, 6]]);
+  // Not plain data: serialized every time, toJSON honoured.
+  again.modelTopology.node[2].input = { toJSON: () => ['x', 'w'] };
+  for (let i = 0; i < 3; i++) assert.deepEqual((await run(again)).y, [[2, 6, 12]]);
+  again.modelTopology.node[2].input = { toJSON: () => ['w', 'w'] };
+  assert.deepEqual((await run(again)).y, [2, 8, 18]);
   // Malformed attrs are still reported, on op nodes and on Consts that are not weights.
   const bad = JSON.parse(tinyModelJson);
   bad.modelTopology.node[2].attr.T = { type: 'DT_NOPE' };
