@@ -50,9 +50,9 @@ pub struct NodeDef<'a> {
     pub attr: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
 
-impl NodeDef<'_> {
+impl<'a> NodeDef<'a> {
     /// The JSON text of attr `name`, if the node has it (of duplicate keys the last, as in a map).
-    pub fn attr_raw(&self, name: &str) -> Option<&RawValue> {
+    pub fn attr_raw(&self, name: &str) -> Option<&'a RawValue> {
         self.attr.iter().rev().find(|(k, _)| k == name).map(|e| e.1)
     }
 

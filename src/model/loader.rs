@@ -155,26 +155,42 @@ fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<Tens
     Ok((inputs, outputs))
 }
 
+/// Attr values parsed so far in this load, by JSON text: models repeat the same few texts
+/// (`{"type":"DT_FLOAT"}`, the same strides, ...) on node after node, and a copy is cheaper than a
+/// parse. A value does not depend on the attr's name or node, and only successes are kept.
+type AttrMemo<'t> = HashMap<&'t str, AttrValue, FastBuild>;
+
 /// Op attrs the executor passes: those the op declares (others, like `_output_shapes` or device
 /// placement hints, cannot change what our kernel computes), parsed and type-checked now.
-fn node_attrs(n: &NodeDef<'_>, def: &'static ops::OpDef) -> Result<Vec<(&'static str, AttrValue)>> {
+fn node_attrs<'t>(
+    n: &NodeDef<'t>,
+    def: &'static ops::OpDef,
+    memo: &mut AttrMemo<'t>,
+) -> Result<Vec<(&'static str, AttrValue)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
-        if let Some(v) = n.attr_value(spec.name) {
-            let value = v
-                .and_then(|v| {
-                    v.coerce(spec.ty).map_err(|v| {
-                        invalid_argument(format!(
-                            "attr '{}' must be {}, got {}",
-                            spec.name,
-                            spec.ty.name(),
-                            v.attr_type().name()
-                        ))
-                    })
+        let Some(raw) = n.attr_raw(spec.name) else {
+            continue;
+        };
+        let parsed = match memo.get(raw.get()) {
+            Some(v) => Ok(v.clone()),
+            None => crate::ops::attr_text::from_text(raw.get()).inspect(|v| {
+                memo.insert(raw.get(), v.clone());
+            }),
+        };
+        let value = parsed
+            .and_then(|v| {
+                v.coerce(spec.ty).map_err(|v| {
+                    invalid_argument(format!(
+                        "attr '{}' must be {}, got {}",
+                        spec.name,
+                        spec.ty.name(),
+                        v.attr_type().name()
+                    ))
                 })
-                .map_err(|e| e.context(format!("node '{}' ({})", n.name, n.op)))?;
-            out.push((spec.name, value));
-        }
+            })
+            .map_err(|e| e.context(format!("node '{}' ({})", n.name, n.op)))?;
+        out.push((spec.name, value));
     }
     Ok(out)
 }
@@ -249,6 +265,7 @@ pub fn load<W: WeightSource + ?Sized>(
         Op(&'static ops::OpDef, Vec<(&'static str, AttrValue)>),
     }
     let mut plans = Vec::with_capacity(order.len());
+    let mut attr_memo = AttrMemo::default();
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
@@ -287,7 +304,7 @@ pub fn load<W: WeightSource + ?Sized>(
                     n.op, n.name
                 ))
             })?;
-            Plan::Op(def, node_attrs(n, def)?)
+            Plan::Op(def, node_attrs(n, def, &mut attr_memo)?)
         };
         plans.push(plan);
     }
@@ -416,6 +433,8 @@ fn restore_variables<W: WeightSource + ?Sized>(
     let total = weights.byte_len();
     let mut done = 0;
     let mut out = Vec::with_capacity(slots.len());
+    // AssignVariableOp resolves the same for every variable of a dtype: once per dtype.
+    let mut assign_keys: Vec<(DType, CacheKey)> = Vec::new();
     let (var_handle, assign) = (
         ops::lookup("VarHandleOp")?,
         ops::lookup("AssignVariableOp")?,
@@ -444,11 +463,17 @@ fn restore_variables<W: WeightSource + ?Sized>(
             .pop()
             .ok_or_else(|| crate::status::internal("VarHandleOp returned no handle"))?;
         let bytes_len = value.byte_len();
-        ctx.execute_op(
-            assign,
-            &[handle.clone(), value],
-            [("dtype", AttrValue::Type(s.dtype))],
-        )?;
+        let inputs = [handle.clone(), value];
+        let key = match assign_keys.iter().position(|(d, _)| *d == s.dtype) {
+            Some(i) => &assign_keys[i].1,
+            None => {
+                let attrs =
+                    ops::resolve_attrs(assign, &inputs, [("dtype", AttrValue::Type(s.dtype))])?;
+                assign_keys.push((s.dtype, CacheKey::new(CPU_DEVICE, attrs)));
+                &assign_keys[assign_keys.len() - 1].1
+            }
+        };
+        ctx.execute_key(key, &inputs)?;
         out.push((handle, s.dtype, bytes_len));
         done += s.len;
         progress(done, total);
