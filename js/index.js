@@ -557,19 +557,16 @@ function callWasm(f) {
 
 // ---- models --------------------------------------------------------------------------------------
 
-function infoList(list) {
-  return list.map(({ name, tensorName, dtype, shape }) => ({ name, tensorName, dtype, shape }));
-}
-
 export class GraphModel {
   /** @internal use ctx.loadGraphModel() */
   constructor(ctx, w) {
     this.context = ctx;
     this._w = w;
     this._disposed = false;
+    const info = JSON.parse(w.infoJson());
     /** `[{ name, tensorName, dtype, shape }]` */
-    this.inputs = infoList(w.inputs());
-    this.outputs = infoList(w.outputs());
+    this.inputs = info.inputs;
+    this.outputs = info.outputs;
   }
 
   get isDisposed() {
