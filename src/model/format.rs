@@ -22,8 +22,8 @@ pub struct ModelJson<'a> {
     pub model_topology: Option<Topology<'a>>,
     #[serde(borrow)]
     pub weights_manifest: Option<Vec<ManifestGroup<'a>>>,
-    #[serde(default)]
-    pub signature: Option<Signature>,
+    #[serde(default, borrow)]
+    pub signature: Option<Signature<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -165,19 +165,20 @@ pub struct Quantization {
 }
 
 #[derive(Debug, Deserialize, Default)]
-pub struct Signature {
-    #[serde(default)]
-    pub inputs: BTreeMap<String, SignatureTensor>,
-    #[serde(default)]
-    pub outputs: BTreeMap<String, SignatureTensor>,
+pub struct Signature<'a> {
+    #[serde(default, borrow)]
+    pub inputs: BTreeMap<String, SignatureTensor<'a>>,
+    #[serde(default, borrow)]
+    pub outputs: BTreeMap<String, SignatureTensor<'a>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SignatureTensor {
+pub struct SignatureTensor<'a> {
     pub name: String,
     #[serde(default)]
     pub dtype: Option<String>,
-    #[serde(default)]
-    pub tensor_shape: Option<Value>,
+    /// JSON text, parsed by the loader (a `Value` tree would cost an allocation per dim).
+    #[serde(default, borrow)]
+    pub tensor_shape: Option<&'a RawValue>,
 }

@@ -7,7 +7,6 @@ use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSour
 use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
-use crate::ops::attr::{parse_dtype, parse_shape};
 use crate::ops::{self, AttrValue, FastBuild};
 use crate::resource::ScopeId;
 use crate::status::{invalid_argument, unimplemented, Result, Status};
@@ -96,13 +95,13 @@ fn plan_weights<'g>(
     Ok(slots)
 }
 
-fn tensor_info(name: &str, t: &SignatureTensor) -> Result<TensorInfo> {
+fn tensor_info(name: &str, t: &SignatureTensor<'_>) -> Result<TensorInfo> {
     let dtype = match &t.dtype {
-        Some(d) => parse_dtype(&serde_json::Value::String(d.clone()))?,
+        Some(d) => DType::parse(d)?,
         None => DType::Float32,
     };
-    let shape = match &t.tensor_shape {
-        Some(s) => parse_shape(s)?,
+    let shape = match t.tensor_shape {
+        Some(s) => crate::ops::attr_text::shape_from_text(s.get())?,
         None => None,
     };
     Ok(TensorInfo {
@@ -339,7 +338,7 @@ pub fn load<W: WeightSource + ?Sized>(
     // Restore weights as variables, owned by a new scope; on any failure the scope is destroyed.
     let scope = ctx.new_scope();
     let previous = ctx.enter_scope(scope);
-    let restored = restore_variables(ctx, &slots, weights, progress);
+    let restored = restore_variables(ctx, slots, weights, progress);
     ctx.enter_scope(previous);
     let handles = match restored {
         Ok(h) => h,
@@ -426,7 +425,7 @@ fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status
 /// VarHandleOp + AssignVariableOp per weight, executed through the context like TF's restore.
 fn restore_variables<W: WeightSource + ?Sized>(
     ctx: &mut EagerContext,
-    slots: &[WeightSlot<'_>],
+    slots: Vec<WeightSlot<'_>>,
     weights: &W,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<(Tensor, DType, usize)>> {
@@ -439,16 +438,16 @@ fn restore_variables<W: WeightSource + ?Sized>(
         ops::lookup("VarHandleOp")?,
         ops::lookup("AssignVariableOp")?,
     );
+    let mut scratch = Vec::new();
     for s in slots {
-        let bytes = read_weight(weights, s.offset, s.len)?;
+        let bytes = read_weight(weights, s.offset, s.len, &mut scratch)?;
         let n = s.shape.num_elements();
         let data = match s.quant {
-            None => decode_le(s.dtype, &bytes, n)?,
-            Some(q) => dequantize(&bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
+            None => decode_le(s.dtype, bytes, n)?,
+            Some(q) => dequantize(bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
         };
-        drop(bytes);
-        let value = Tensor::new(s.shape.clone(), data)?;
         let shape_attr: Vec<i64> = s.shape.dims().iter().map(|&d| d as i64).collect();
+        let value = Tensor::new(s.shape, data)?;
         let shared_name = ctx.variable_shared_name(s.name);
         let handle = ctx
             .execute_op(

@@ -24,6 +24,16 @@ pub fn from_text(text: &str) -> Result<AttrValue> {
     AttrValue::from_json(&v)
 }
 
+/// A shape (`{"dim": [...]}` or `{"unknownRank": true}`) from its JSON text, as `parse_shape` would
+/// parse it as a `Value`.
+pub fn shape_from_text(text: &str) -> Result<ShapeAttr> {
+    if let Ok(ShapeText(s)) = serde_json::from_str::<ShapeText>(text) {
+        return Ok(s);
+    }
+    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    super::attr::parse_shape(&v)
+}
+
 /// The fast path gives up with this; the message is never shown.
 fn give_up<E: de::Error>() -> E {
     E::custom("")
@@ -442,6 +452,22 @@ mod tests {
             r#"null"#,
         ] {
             same(t);
+        }
+    }
+
+    #[test]
+    fn shapes_agree_with_the_value_path() {
+        for t in [
+            r#"{"dim":[{"size":"-1"},{"size":"32"}]}"#,
+            r#"{"unknownRank":true}"#,
+            r#"{}"#,
+            r#"{"dim":[{"size":"-5"}]}"#,
+            r#"{"dim":"x"}"#,
+            r#"7"#,
+        ] {
+            let v: Value = serde_json::from_str(t).unwrap();
+            let slow = crate::ops::attr::parse_shape(&v).map_err(|e| e.to_string());
+            assert_eq!(shape_from_text(t).map_err(|e| e.to_string()), slow, "{t}");
         }
     }
 
