@@ -115,29 +115,32 @@ fn run_op(
 }
 
 pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
-    let mut values: Vec<Vec<Option<Tensor>>> = Vec::with_capacity(g.nodes.len());
-    let mut remaining: Vec<Vec<u32>> = g.nodes.iter().map(|n| n.uses.clone()).collect();
+    let mut values: Vec<Option<Tensor>> = vec![None; g.uses.len()];
+    let mut remaining = g.uses.clone();
     let mut args: Vec<Tensor> = Vec::new();
-    for node in &g.nodes {
+    for (p, node) in g.nodes.iter().enumerate() {
+        let inputs = &g.inputs[node.inputs.clone()];
         args.clear();
-        for &(src, out) in &node.inputs {
-            let t = values[src]
-                .get(out)
-                .and_then(Option::as_ref)
+        for &(src, out) in inputs {
+            let t = g
+                .slot(src, out)
+                .and_then(|k| values[k].as_ref())
                 .ok_or_else(|| {
                     invalid_argument(format!(
                         "node '{}' reads output {out} of node '{}', which has no such output",
-                        node.name, g.nodes[src].name
+                        g.name(p),
+                        g.name(src)
                     ))
                 })?;
             args.push(t.clone());
         }
         // Inputs are held in `args` now; release the graph's copy at its last use.
-        for &(src, out) in &node.inputs {
-            let r = &mut remaining[src][out];
-            *r -= 1;
-            if *r == 0 {
-                values[src][out] = None;
+        for &(src, out) in inputs {
+            if let Some(k) = g.slot(src, out) {
+                remaining[k] -= 1;
+                if remaining[k] == 0 {
+                    values[k] = None;
+                }
             }
         }
         let outs = match &node.kind {
@@ -151,27 +154,24 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
                 attrs,
                 resolved,
             } => run_op(ctx, def, attrs, resolved, &args)
-                .map_err(|e| e.context(format!("node '{}'", node.name)))?,
+                .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
         };
         // Keep only outputs somebody uses.
-        let kept = outs
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| (node.uses.get(i).copied().unwrap_or(0) > 0).then_some(t))
-            .collect();
-        values.push(kept);
+        for (t, k) in outs.into_iter().zip(node.slots.clone()) {
+            if g.uses[k] > 0 {
+                values[k] = Some(t);
+            }
+        }
     }
     g.outputs
         .iter()
         .map(|&(p, out)| {
-            values[p]
-                .get(out)
-                .and_then(Option::as_ref)
-                .cloned()
+            g.slot(p, out)
+                .and_then(|k| values[k].clone())
                 .ok_or_else(|| {
                     failed_precondition(format!(
                         "output {out} of node '{}' was not produced",
-                        g.nodes[p].name
+                        g.name(p)
                     ))
                 })
         })

@@ -308,31 +308,37 @@ pub fn load<W: WeightSource + ?Sized>(
         plans.push(plan);
     }
 
-    // Uses of each (node, output): consumers among needed nodes, plus model outputs.
+    // Data inputs as (position, output), flat; each position's outputs get value slots up to the
+    // highest one referenced, counted as uses (consumers among needed nodes, plus model outputs).
     let mut position = vec![usize::MAX; nodes.len()];
     for (p, &i) in order.iter().enumerate() {
         position[i] = p;
     }
-    let mut uses: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
-    let bump = |uses: &mut Vec<Vec<u32>>, p: usize, out: usize| {
-        if uses[p].len() <= out {
-            uses[p].resize(out + 1, 0);
-        }
-        uses[p][out] += 1;
-    };
-    let mut node_inputs = Vec::with_capacity(order.len());
+    let mut inputs_flat: Vec<(usize, usize)> = Vec::new();
+    let mut input_ranges = Vec::with_capacity(order.len());
     for &i in &order {
-        let ins: Vec<(usize, usize)> = edges[i].0.iter().map(|&(s, o)| (position[s], o)).collect();
-        for &(p, o) in &ins {
-            bump(&mut uses, p, o);
-        }
-        node_inputs.push(ins);
+        let start = inputs_flat.len();
+        inputs_flat.extend(edges.data(i).iter().map(|&(s, o)| (position[s], o)));
+        input_ranges.push(start..inputs_flat.len());
     }
     let outputs_pos: Vec<(usize, usize)> =
         output_refs.iter().map(|&(i, o)| (position[i], o)).collect();
-    for &(p, o) in &outputs_pos {
-        bump(&mut uses, p, o);
+    let mut slot_ranges = vec![0..0; order.len()];
+    for &(p, o) in inputs_flat.iter().chain(&outputs_pos) {
+        let r = &mut slot_ranges[p];
+        r.end = r.end.max(o + 1);
     }
+    let mut slots_total = 0;
+    for r in slot_ranges.iter_mut() {
+        let n = r.end;
+        *r = slots_total..slots_total + n;
+        slots_total += n;
+    }
+    let mut uses = vec![0u32; slots_total];
+    for &(p, o) in inputs_flat.iter().chain(&outputs_pos) {
+        uses[slot_ranges[p].start + o] += 1;
+    }
+    let mut names = String::with_capacity(order.iter().map(|&i| nodes[i].name.len()).sum());
 
     let read_variable = ops::lookup("ReadVariableOp")?;
     // Restore weights as variables, owned by a new scope; on any failure the scope is destroyed.
@@ -352,7 +358,8 @@ pub fn load<W: WeightSource + ?Sized>(
     let mut handles: Vec<Option<(Tensor, DType, usize)>> = handles.into_iter().map(Some).collect();
     let mut graph_nodes = Vec::with_capacity(order.len());
     let mut read_keys = Vec::new();
-    for (((&i, plan), inputs), uses) in order.iter().zip(plans).zip(node_inputs).zip(uses) {
+    for (((&i, plan), inputs), slots) in order.iter().zip(plans).zip(input_ranges).zip(slot_ranges)
+    {
         let kind = match plan {
             Plan::Feed(k) => NodeKind::Feed(k),
             Plan::Constant(t) => NodeKind::Constant(t),
@@ -376,17 +383,22 @@ pub fn load<W: WeightSource + ?Sized>(
                 None => return Err(internal_cleanup(ctx, scope, "weight claimed twice")),
             },
         };
+        let name_start = names.len();
+        names.push_str(&nodes[i].name);
         graph_nodes.push(Node {
-            name: nodes[i].name.to_string(),
+            name: name_start..names.len(),
             kind,
             inputs,
-            uses,
+            slots,
         });
     }
     Ok(GraphModel {
         loaded: Some(Loaded {
             scope,
             nodes: graph_nodes,
+            inputs: inputs_flat,
+            uses,
+            names,
             outputs: outputs_pos,
             read_keys,
         }),

@@ -14,6 +14,7 @@ use crate::resource::ScopeId;
 use crate::status::Result;
 use crate::tensor::{DType, Tensor};
 use std::cell::RefCell;
+use std::ops::Range;
 
 /// A model input or output as the signature declares it.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,21 +54,41 @@ pub(crate) enum Memo {
 }
 
 pub(crate) struct Node {
-    pub name: String,
     pub kind: NodeKind,
-    /// Data inputs as (position in `nodes`, output index).
-    pub inputs: Vec<(usize, usize)>,
-    /// How many times each output is consumed (including as a model output); freed at zero.
-    pub uses: Vec<u32>,
+    /// Its data inputs: `Loaded::inputs[inputs]`.
+    pub inputs: Range<usize>,
+    /// Value slots of its outputs (output `k` in slot `slots.start + k`), up to the last one used.
+    pub slots: Range<usize>,
+    /// Its name: `Loaded::names[name]`.
+    pub name: Range<usize>,
 }
 
+/// A model ready to run. Per-node lists live in flat vectors indexed by ranges, so a load makes a
+/// handful of allocations for the graph, not a few per node.
 pub(crate) struct Loaded {
     pub scope: ScopeId,
     pub nodes: Vec<Node>,
+    /// Data inputs of every node as (position in `nodes`, output index).
+    pub inputs: Vec<(usize, usize)>,
+    /// Uses of each value slot (consumers, plus model outputs); a run frees a value at zero.
+    pub uses: Vec<u32>,
+    pub names: String,
     /// Signature outputs as (position in `nodes`, output index).
     pub outputs: Vec<(usize, usize)>,
     /// ReadVariableOp cache keys, one per weight dtype.
     pub read_keys: Vec<CacheKey>,
+}
+
+impl Loaded {
+    pub fn name(&self, p: usize) -> &str {
+        &self.names[self.nodes[p].name.clone()]
+    }
+
+    /// The value slot of output `out` of the node at `p`, if any node or model output uses it.
+    pub fn slot(&self, p: usize, out: usize) -> Option<usize> {
+        let r = &self.nodes[p].slots;
+        (out < r.len()).then(|| r.start + out)
+    }
 }
 
 /// A loaded graph model. Everything it holds lives until `dispose`.
