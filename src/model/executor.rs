@@ -85,11 +85,11 @@ fn check_input(info: &TensorInfo, t: &Tensor) -> Result<()> {
 fn run_op(
     ctx: &mut EagerContext,
     def: &'static OpDef,
-    attrs: &[(&'static str, AttrValue)],
+    (attrs, values): (&[(&'static str, u32)], &[AttrValue]),
     memo: &RefCell<Memo>,
     args: &[Tensor],
 ) -> Result<Vec<Tensor>> {
-    let given = || attrs.iter().map(|(k, v)| (*k, v.clone()));
+    let given = || attrs.iter().map(|&(k, v)| (k, values[v as usize].clone()));
     let mut memo = memo.borrow_mut();
     match &*memo {
         Memo::Resolved { dtypes, key }
@@ -153,7 +153,7 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
                 def,
                 attrs,
                 resolved,
-            } => run_op(ctx, def, attrs, resolved, &args)
+            } => run_op(ctx, def, (attrs, &g.attr_values), resolved, &args)
                 .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
         };
         // Keep only outputs somebody uses.

@@ -7,7 +7,7 @@ use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSour
 use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
-use crate::ops::{self, AttrValue, FastBuild};
+use crate::ops::{self, AttrType, AttrValue, FastBuild};
 use crate::resource::ScopeId;
 use crate::status::{invalid_argument, unimplemented, Result, Status};
 use crate::tensor::{DType, Shape, Tensor};
@@ -154,42 +154,50 @@ fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<Tens
     Ok((inputs, outputs))
 }
 
-/// Attr values parsed so far in this load, by JSON text: models repeat the same few texts
-/// (`{"type":"DT_FLOAT"}`, the same strides, ...) on node after node, and a copy is cheaper than a
-/// parse. A value does not depend on the attr's name or node, and only successes are kept.
-type AttrMemo<'t> = HashMap<&'t str, AttrValue, FastBuild>;
+/// The attr values of a model's op nodes, each distinct (JSON text, declared kind) parsed and
+/// type-checked once: models repeat the same few texts (`{"type":"DT_FLOAT"}`, the same strides,
+/// ...) node after node. Nodes refer to values by position.
+#[derive(Default)]
+struct AttrPool<'t> {
+    values: Vec<AttrValue>,
+    index: HashMap<(&'t str, AttrType), u32, FastBuild>,
+}
 
 /// Op attrs the executor passes: those the op declares (others, like `_output_shapes` or device
 /// placement hints, cannot change what our kernel computes), parsed and type-checked now.
 fn node_attrs<'t>(
     n: &NodeDef<'t>,
     def: &'static ops::OpDef,
-    memo: &mut AttrMemo<'t>,
-) -> Result<Vec<(&'static str, AttrValue)>> {
+    pool: &mut AttrPool<'t>,
+) -> Result<Vec<(&'static str, u32)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
         let Some(raw) = n.attr_raw(spec.name) else {
             continue;
         };
-        let parsed = match memo.get(raw.get()) {
-            Some(v) => Ok(v.clone()),
-            None => crate::ops::attr_text::from_text(raw.get()).inspect(|v| {
-                memo.insert(raw.get(), v.clone());
-            }),
+        let key = (raw.get(), spec.ty);
+        let at = match pool.index.get(&key) {
+            Some(&at) => at,
+            None => {
+                let value = crate::ops::attr_text::from_text(raw.get())
+                    .and_then(|v| {
+                        v.coerce(spec.ty).map_err(|v| {
+                            invalid_argument(format!(
+                                "attr '{}' must be {}, got {}",
+                                spec.name,
+                                spec.ty.name(),
+                                v.attr_type().name()
+                            ))
+                        })
+                    })
+                    .map_err(|e| e.context(format!("node '{}' ({})", n.name, n.op)))?;
+                let at = pool.values.len() as u32;
+                pool.values.push(value);
+                pool.index.insert(key, at);
+                at
+            }
         };
-        let value = parsed
-            .and_then(|v| {
-                v.coerce(spec.ty).map_err(|v| {
-                    invalid_argument(format!(
-                        "attr '{}' must be {}, got {}",
-                        spec.name,
-                        spec.ty.name(),
-                        v.attr_type().name()
-                    ))
-                })
-            })
-            .map_err(|e| e.context(format!("node '{}' ({})", n.name, n.op)))?;
-        out.push((spec.name, value));
+        out.push((spec.name, at));
     }
     Ok(out)
 }
@@ -261,10 +269,10 @@ pub fn load<W: WeightSource + ?Sized>(
         Feed(usize),
         Weight(usize),
         Constant(Tensor),
-        Op(&'static ops::OpDef, Vec<(&'static str, AttrValue)>),
+        Op(&'static ops::OpDef, Vec<(&'static str, u32)>),
     }
     let mut plans = Vec::with_capacity(order.len());
-    let mut attr_memo = AttrMemo::default();
+    let mut attr_pool = AttrPool::default();
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
@@ -303,7 +311,7 @@ pub fn load<W: WeightSource + ?Sized>(
                     n.op, n.name
                 ))
             })?;
-            Plan::Op(def, node_attrs(n, def, &mut attr_memo)?)
+            Plan::Op(def, node_attrs(n, def, &mut attr_pool)?)
         };
         plans.push(plan);
     }
@@ -401,6 +409,7 @@ pub fn load<W: WeightSource + ?Sized>(
             names,
             outputs: outputs_pos,
             read_keys,
+            attr_values: attr_pool.values,
         }),
         inputs,
         outputs,

@@ -38,7 +38,8 @@ pub(crate) enum NodeKind {
     Constant(Tensor),
     Op {
         def: &'static OpDef,
-        attrs: Vec<(&'static str, AttrValue)>,
+        /// (name, position in `Loaded::attr_values`).
+        attrs: Vec<(&'static str, u32)>,
         /// What `attrs` resolved to, for repeated runs.
         resolved: RefCell<Memo>,
     },
@@ -77,6 +78,8 @@ pub(crate) struct Loaded {
     pub outputs: Vec<(usize, usize)>,
     /// ReadVariableOp cache keys, one per weight dtype.
     pub read_keys: Vec<CacheKey>,
+    /// The op nodes' attr values, each distinct one once.
+    pub attr_values: Vec<AttrValue>,
 }
 
 impl Loaded {

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
 /// The kind an op declares for an attr.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AttrType {
     Type,
     Int,
