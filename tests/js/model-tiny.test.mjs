@@ -214,3 +214,21 @@ test('load from a parsed model.json object: same model; edits between loads take
   assert.equal(ctx.memory().numResources, 0);
   ctx.dispose();
 });
+
+test('input and output names that JSON must escape come through intact', async () => {
+  const ctx = new EagerContext();
+  const obj = JSON.parse(tinyModelJson);
+  const weird = 'x "q" \\ \n\u0001 é \u2028 😀';
+  obj.signature.inputs = { [weird]: obj.signature.inputs.x };
+  const model = await ctx.loadGraphModel({ modelJson: obj, weights: tinyWeights });
+  assert.deepEqual(model.inputs, [{ name: weird, tensorName: 'x:0', dtype: 'float32', shape: [-1, 3] }]);
+  const x = ctx.tensor([[1, 1, 1]]);
+  for (const feed of [x, { [weird]: x }]) {
+    const out = model.predict(feed);
+    assert.deepEqual(out.y.arraySync(), [[2, 6, 12]]);
+    out.y.dispose();
+    out.sum.dispose();
+  }
+  model.dispose();
+  ctx.dispose();
+});
