@@ -311,6 +311,20 @@ impl WasmContext {
         let model_json = super::model::utf8(model_json);
         super::model::load(&self.state, &model_json, weights, progress).map_err(js)
     }
+
+    /// `loadModel` with the `model.json` text already in wasm memory: the first `len` bytes of
+    /// the buffer of the last `stageJson`.
+    #[wasm_bindgen(js_name = loadModelStaged)]
+    pub fn load_model_staged(
+        &self,
+        len: u32,
+        weights: &js_sys::Uint8Array,
+        progress: &JsValue,
+    ) -> JsResult<WasmModel> {
+        let bytes = super::model::take_staged(len);
+        let model_json = super::model::utf8(&bytes);
+        super::model::load(&self.state, &model_json, weights, progress).map_err(js)
+    }
 }
 
 fn get(o: &JsValue, k: &str) -> JsValue {

@@ -3,12 +3,11 @@
 
 use super::context::{emit, gather, CtxState};
 use super::errors::{disposed_model, js, JsResult};
-use super::tensor::dtype_code;
 use crate::model::weights::WeightSource;
 use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Uint8Array};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -19,7 +18,37 @@ pub(crate) type ModelCell = RefCell<GraphModel>;
 /// invalid sequences replaced by U+FFFD.
 pub(crate) fn utf8(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    String::from_utf8_lossy(bytes)
+    // `from_utf8` checks ASCII a word at a time; the lossy decoder goes byte by byte.
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+thread_local! {
+    /// `model.json` text written straight into wasm memory by the JS `TextEncoder.encodeInto`
+    /// (`stageJson`), taken by the next `loadModelStaged`: saves encoding into a JS buffer and
+    /// copying that in.
+    static STAGED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A zeroed buffer of `len` bytes for the next `loadModelStaged`; returns its address (valid until
+/// the next call into wasm that may allocate).
+#[wasm_bindgen(js_name = stageJson)]
+pub fn stage_json(len: u32) -> u32 {
+    STAGED.with(|b| {
+        let mut b = b.borrow_mut();
+        *b = vec![0; len as usize];
+        b.as_ptr() as usize as u32
+    })
+}
+
+/// The staged bytes, cut to the `len` written; the stage is left empty (its memory freed with the
+/// returned buffer), so heap in use after a load does not depend on the model's size.
+pub(crate) fn take_staged(len: u32) -> Vec<u8> {
+    let mut b = STAGED.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    b.truncate(len as usize);
+    b
 }
 
 /// Shard paths of a `model.json` (UTF-8 bytes), in manifest order.
@@ -83,29 +112,6 @@ pub(crate) fn load(
     })
 }
 
-fn info_js(infos: &[TensorInfo]) -> Array {
-    infos
-        .iter()
-        .map(|i| {
-            let o = Object::new();
-            let _ = Reflect::set(&o, &"name".into(), &i.name.as_str().into());
-            let _ = Reflect::set(&o, &"tensorName".into(), &i.tensor_name.as_str().into());
-            let _ = Reflect::set(&o, &"dtype".into(), &i.dtype.name().into());
-            let _ = Reflect::set(&o, &"dtypeCode".into(), &dtype_code(i.dtype).into());
-            let shape: JsValue = match &i.shape {
-                None => JsValue::NULL,
-                Some(dims) => dims
-                    .iter()
-                    .map(|&d| JsValue::from_f64(d as f64))
-                    .collect::<Array>()
-                    .into(),
-            };
-            let _ = Reflect::set(&o, &"shape".into(), &shape);
-            JsValue::from(o)
-        })
-        .collect()
-}
-
 #[wasm_bindgen(js_name = WasmModel)]
 pub struct WasmModel {
     state: Rc<CtxState>,
@@ -114,13 +120,42 @@ pub struct WasmModel {
 
 #[wasm_bindgen(js_class = WasmModel)]
 impl WasmModel {
-    /// `[{ name, tensorName, dtype, shape }]` (shape null for unknown rank, -1 for unknown dims).
-    pub fn inputs(&self) -> Array {
-        info_js(self.model.borrow().inputs())
-    }
-
-    pub fn outputs(&self) -> Array {
-        info_js(self.model.borrow().outputs())
+    /// `{"inputs": [...], "outputs": [...]}`, each `[{ name, tensorName, dtype, shape }]` (shape
+    /// null for unknown rank, -1 for unknown dims): one JSON string for JS to parse, instead of a
+    /// JS property set per field.
+    #[wasm_bindgen(js_name = infoJson)]
+    pub fn info_json(&self) -> String {
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Info<'a> {
+            name: &'a str,
+            tensor_name: &'a str,
+            dtype: &'static str,
+            shape: &'a Option<Vec<i64>>,
+        }
+        #[derive(serde::Serialize)]
+        struct Infos<'a> {
+            inputs: Vec<Info<'a>>,
+            outputs: Vec<Info<'a>>,
+        }
+        fn list(infos: &[TensorInfo]) -> Vec<Info<'_>> {
+            infos
+                .iter()
+                .map(|i| Info {
+                    name: &i.name,
+                    tensor_name: &i.tensor_name,
+                    dtype: i.dtype.name(),
+                    shape: &i.shape,
+                })
+                .collect()
+        }
+        let m = self.model.borrow();
+        let infos = Infos {
+            inputs: list(m.inputs()),
+            outputs: list(m.outputs()),
+        };
+        // Plain data: serializing cannot fail.
+        serde_json::to_string(&infos).unwrap_or_default()
     }
 
     #[wasm_bindgen(getter, js_name = isDisposed)]

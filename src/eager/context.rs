@@ -1,7 +1,7 @@
 //! `EagerContext`: runs ops one at a time by name with TF attrs, through the kernel cache, on
 //! tensors and resources it owns.
 
-use super::cache_key::{KeyProbe, CPU_DEVICE};
+use super::cache_key::{CacheKey, KeyProbe, CPU_DEVICE};
 use super::kernel_cache::{CacheOptions, CacheStats, KernelCache};
 use crate::kernels::KernelContext;
 use crate::memory::{self, MemoryReport};
@@ -103,6 +103,20 @@ impl EagerContext {
         kernel
             .compute(&mut kctx, inputs)
             .map_err(|e| e.context(def.name))
+    }
+
+    /// Runs the op of `key` on `inputs`; `key` must have been resolved (`ops::resolve_attrs`, then
+    /// `CacheKey::new`) for inputs of these very dtypes and count, as the graph executor does once
+    /// per node: resolution depends on nothing else, so repeating it would give the same key.
+    pub(crate) fn execute_key(&mut self, key: &CacheKey, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+        let kernel = self.cache.get_or_instantiate_ref(key)?;
+        let mut kctx = KernelContext {
+            resources: &mut self.resources,
+            scope: self.scope,
+        };
+        kernel
+            .compute(&mut kctx, inputs)
+            .map_err(|e| e.context(key.op()))
     }
 
     pub fn cache_stats(&self) -> CacheStats {

@@ -100,7 +100,7 @@ enum Found {
 }
 
 /// A kernel for one call only (excluded op).
-fn bypass(key: CacheKey) -> Result<Rc<dyn Kernel>> {
+fn bypass(key: &CacheKey) -> Result<Rc<dyn Kernel>> {
     Ok(Rc::from(key.attrs().def.factory.instantiate(key.attrs())?))
 }
 
@@ -195,7 +195,7 @@ impl KernelCache {
     pub fn get_or_instantiate(&mut self, key: CacheKey) -> Result<Rc<dyn Kernel>> {
         match self.find(key.attrs().def, key.fingerprint(), &key) {
             Found::Hit(k) => Ok(k),
-            Found::Bypass => bypass(key),
+            Found::Bypass => bypass(&key),
             Found::Miss(at) => self.insert(at, key),
         }
     }
@@ -205,8 +205,18 @@ impl KernelCache {
     pub fn get_or_instantiate_probe(&mut self, probe: KeyProbe<'_>) -> Result<Rc<dyn Kernel>> {
         match self.find(probe.def(), probe.fingerprint(), &probe) {
             Found::Hit(k) => Ok(k),
-            Found::Bypass => bypass(CacheKey::from_probe(probe)),
+            Found::Bypass => bypass(&CacheKey::from_probe(probe)),
             Found::Miss(at) => self.insert(at, CacheKey::from_probe(probe)),
+        }
+    }
+
+    /// `get_or_instantiate` for a key the caller keeps (a graph node's, resolved once): a hit
+    /// copies nothing; a miss caches a copy.
+    pub fn get_or_instantiate_ref(&mut self, key: &CacheKey) -> Result<Rc<dyn Kernel>> {
+        match self.find(key.attrs().def, key.fingerprint(), key) {
+            Found::Hit(k) => Ok(k),
+            Found::Bypass => bypass(key),
+            Found::Miss(at) => self.insert(at, key.clone()),
         }
     }
 

@@ -67,8 +67,8 @@ pub fn register(reg: &mut Registry) {
 fn var_handle(a: &NodeAttrs, ctx: &mut KernelContext<'_>, _: &[Tensor]) -> Result<Vec<Tensor>> {
     let shape = a.shape("shape")?.clone();
     let h = ctx.resources.var_handle(
-        &a.string("container")?,
-        &a.string("shared_name")?,
+        &a.str("container")?,
+        &a.str("shared_name")?,
         a.dtype("dtype")?,
         shape,
         ctx.scope,

@@ -1,11 +1,13 @@
 //! Runs a loaded graph: nodes in order through `EagerContext`, each intermediate freed right after
 //! its last consumer.
 
-use super::{Loaded, NodeKind, TensorInfo};
-use crate::eager::EagerContext;
-use crate::ops::AttrValue;
+use super::{Loaded, Memo, NodeKind, TensorInfo};
+use crate::eager::cache_key::CPU_DEVICE;
+use crate::eager::{CacheKey, EagerContext};
+use crate::ops::{AttrValue, OpDef};
 use crate::status::{failed_precondition, invalid_argument, Result};
 use crate::tensor::Tensor;
+use std::cell::RefCell;
 
 /// Matches feeds to the signature inputs (by key, tensor name or node name) and checks dtype, rank
 /// and fixed dims.
@@ -77,65 +79,99 @@ fn check_input(info: &TensorInfo, t: &Tensor) -> Result<()> {
     Ok(())
 }
 
+/// One op node: through the key of an earlier run when the input dtypes are the same; otherwise
+/// as `execute` runs an op (the same resolution, so the same errors), remembering the key from the
+/// second run on.
+fn run_op(
+    ctx: &mut EagerContext,
+    def: &'static OpDef,
+    (attrs, values): (&[(&'static str, u32)], &[AttrValue]),
+    memo: &RefCell<Memo>,
+    args: &[Tensor],
+) -> Result<Vec<Tensor>> {
+    let given = || attrs.iter().map(|&(k, v)| (k, values[v as usize].clone()));
+    let mut memo = memo.borrow_mut();
+    match &*memo {
+        Memo::Resolved { dtypes, key }
+            if dtypes.len() == args.len()
+                && dtypes.iter().zip(args).all(|(&d, t)| d == t.dtype()) =>
+        {
+            ctx.execute_key(key, args)
+        }
+        Memo::NeverRun => {
+            *memo = Memo::RanOnce;
+            ctx.execute_op(def, args, given())
+        }
+        _ => {
+            let key = CacheKey::new(CPU_DEVICE, crate::ops::resolve_attrs(def, args, given())?);
+            let out = ctx.execute_key(&key, args);
+            *memo = Memo::Resolved {
+                dtypes: args.iter().map(Tensor::dtype).collect(),
+                key,
+            };
+            out
+        }
+    }
+}
+
 pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
-    let mut values: Vec<Vec<Option<Tensor>>> = Vec::with_capacity(g.nodes.len());
-    let mut remaining: Vec<Vec<u32>> = g.nodes.iter().map(|n| n.uses.clone()).collect();
+    let mut values: Vec<Option<Tensor>> = vec![None; g.uses.len()];
+    let mut remaining = g.uses.clone();
     let mut args: Vec<Tensor> = Vec::new();
-    // Looked up once per run, not per variable node.
-    let read_variable = crate::ops::lookup("ReadVariableOp")?;
-    for node in &g.nodes {
+    for (p, node) in g.nodes.iter().enumerate() {
+        let inputs = &g.inputs[node.inputs.clone()];
         args.clear();
-        for &(src, out) in &node.inputs {
-            let t = values[src]
-                .get(out)
-                .and_then(Option::as_ref)
+        for &(src, out) in inputs {
+            let t = g
+                .slot(src, out)
+                .and_then(|k| values[k].as_ref())
                 .ok_or_else(|| {
                     invalid_argument(format!(
                         "node '{}' reads output {out} of node '{}', which has no such output",
-                        node.name, g.nodes[src].name
+                        g.name(p),
+                        g.name(src)
                     ))
                 })?;
             args.push(t.clone());
         }
         // Inputs are held in `args` now; release the graph's copy at its last use.
-        for &(src, out) in &node.inputs {
-            let r = &mut remaining[src][out];
-            *r -= 1;
-            if *r == 0 {
-                values[src][out] = None;
+        for &(src, out) in inputs {
+            if let Some(k) = g.slot(src, out) {
+                remaining[k] -= 1;
+                if remaining[k] == 0 {
+                    values[k] = None;
+                }
             }
         }
         let outs = match &node.kind {
             NodeKind::Feed(k) => vec![feeds[*k].clone()],
             NodeKind::Constant(t) => vec![t.clone()],
-            NodeKind::Variable { handle, dtype } => ctx.execute_op(
-                read_variable,
-                std::slice::from_ref(handle),
-                [("dtype", AttrValue::Type(*dtype))],
-            )?,
-            NodeKind::Op { def, attrs } => ctx
-                .execute_op(def, &args, attrs.iter().map(|(k, v)| (*k, v.clone())))
-                .map_err(|e| e.context(format!("node '{}'", node.name)))?,
+            NodeKind::Variable { handle, read } => {
+                ctx.execute_key(&g.read_keys[*read], std::slice::from_ref(handle))?
+            }
+            NodeKind::Op {
+                def,
+                attrs,
+                resolved,
+            } => run_op(ctx, def, (attrs, &g.attr_values), resolved, &args)
+                .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
         };
         // Keep only outputs somebody uses.
-        let kept = outs
-            .into_iter()
-            .enumerate()
-            .map(|(i, t)| (node.uses.get(i).copied().unwrap_or(0) > 0).then_some(t))
-            .collect();
-        values.push(kept);
+        for (t, k) in outs.into_iter().zip(node.slots.clone()) {
+            if g.uses[k] > 0 {
+                values[k] = Some(t);
+            }
+        }
     }
     g.outputs
         .iter()
         .map(|&(p, out)| {
-            values[p]
-                .get(out)
-                .and_then(Option::as_ref)
-                .cloned()
+            g.slot(p, out)
+                .and_then(|k| values[k].clone())
                 .ok_or_else(|| {
                     failed_precondition(format!(
                         "output {out} of node '{}' was not produced",
-                        g.nodes[p].name
+                        g.name(p)
                     ))
                 })
         })

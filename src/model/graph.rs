@@ -2,8 +2,12 @@
 //! every node runs after its inputs; plus how long each intermediate tensor must live.
 
 use super::format::NodeDef;
+use crate::ops::FastBuild;
 use crate::status::{invalid_argument, Result};
 use std::collections::HashMap;
+
+/// Node names to positions (the fixed fast hasher: a load hashes every name and input once or more).
+pub type NameIndex<'n> = HashMap<&'n str, usize, FastBuild>;
 
 /// `node`, `node:1` or `^node` (control dependency).
 #[derive(Debug, Clone, PartialEq)]
@@ -44,8 +48,8 @@ pub fn parse_input(s: &str) -> Result<InputRef<'_>> {
 }
 
 /// Node names to indices; duplicate names are an error.
-pub fn index_nodes<'n>(nodes: &'n [NodeDef<'_>]) -> Result<HashMap<&'n str, usize>> {
-    let mut index = HashMap::with_capacity(nodes.len());
+pub fn index_nodes<'n>(nodes: &'n [NodeDef<'_>]) -> Result<NameIndex<'n>> {
+    let mut index = HashMap::with_capacity_and_hasher(nodes.len(), FastBuild);
     for (i, n) in nodes.iter().enumerate() {
         if index.insert(&*n.name, i).is_some() {
             return Err(invalid_argument(format!(
@@ -57,32 +61,54 @@ pub fn index_nodes<'n>(nodes: &'n [NodeDef<'_>]) -> Result<HashMap<&'n str, usiz
     Ok(index)
 }
 
-/// Resolved inputs of every node: (data inputs as (node, output), control inputs as node).
-pub type Edges = Vec<(Vec<(usize, usize)>, Vec<usize>)>;
+/// Resolved inputs of every node, in flat lists (a load makes two vectors, not two per node): data
+/// inputs as (node, output), control inputs as node.
+pub struct Edges {
+    data: Vec<(usize, usize)>,
+    data_end: Vec<usize>,
+    control: Vec<usize>,
+    control_end: Vec<usize>,
+}
 
-pub fn resolve_edges(nodes: &[NodeDef<'_>], index: &HashMap<&str, usize>) -> Result<Edges> {
-    nodes
-        .iter()
-        .map(|n| {
-            let mut data = Vec::with_capacity(n.input.len());
-            let mut control = Vec::new();
-            for s in &n.input {
-                let r = parse_input(s)?;
-                let &src = index.get(r.node).ok_or_else(|| {
-                    invalid_argument(format!(
-                        "node '{}' has input '{s}', which names no node in the graph",
-                        n.name
-                    ))
-                })?;
-                if r.control {
-                    control.push(src);
-                } else {
-                    data.push((src, r.output));
-                }
+impl Edges {
+    pub fn data(&self, i: usize) -> &[(usize, usize)] {
+        let start = if i == 0 { 0 } else { self.data_end[i - 1] };
+        &self.data[start..self.data_end[i]]
+    }
+
+    pub fn control(&self, i: usize) -> &[usize] {
+        let start = if i == 0 { 0 } else { self.control_end[i - 1] };
+        &self.control[start..self.control_end[i]]
+    }
+}
+
+pub fn resolve_edges(nodes: &[NodeDef<'_>], index: &NameIndex<'_>) -> Result<Edges> {
+    let inputs = nodes.iter().map(|n| n.input.len()).sum();
+    let mut e = Edges {
+        data: Vec::with_capacity(inputs),
+        data_end: Vec::with_capacity(nodes.len()),
+        control: Vec::new(),
+        control_end: Vec::with_capacity(nodes.len()),
+    };
+    for n in nodes {
+        for s in &n.input {
+            let r = parse_input(s)?;
+            let &src = index.get(r.node).ok_or_else(|| {
+                invalid_argument(format!(
+                    "node '{}' has input '{s}', which names no node in the graph",
+                    n.name
+                ))
+            })?;
+            if r.control {
+                e.control.push(src);
+            } else {
+                e.data.push((src, r.output));
             }
-            Ok((data, control))
-        })
-        .collect()
+        }
+        e.data_end.push(e.data.len());
+        e.control_end.push(e.control.len());
+    }
+    Ok(e)
 }
 
 /// Nodes needed for `targets`, in an order where each follows all its inputs (Kahn's algorithm on
@@ -99,17 +125,39 @@ pub fn execution_order(
         if std::mem::replace(&mut needed[i], true) {
             continue;
         }
-        let (data, control) = &edges[i];
-        stack.extend(data.iter().map(|&(s, _)| s));
-        stack.extend(control.iter().copied());
+        stack.extend(edges.data(i).iter().map(|&(s, _)| s));
+        stack.extend(edges.control(i).iter().copied());
     }
+    let sources = |i: usize| {
+        edges
+            .data(i)
+            .iter()
+            .map(|&(s, _)| s)
+            .chain(edges.control(i).iter().copied())
+    };
+    // Consumers of each node, in one flat list (`consumer_end[src]` ends those of `src`), in the
+    // order of a scan over the needed nodes.
     let mut pending = vec![0usize; n];
-    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut consumer_end = vec![0usize; n];
     for i in (0..n).filter(|&i| needed[i]) {
-        let (data, control) = &edges[i];
-        for src in data.iter().map(|&(s, _)| s).chain(control.iter().copied()) {
+        for src in sources(i) {
             pending[i] += 1;
-            consumers[src].push(i);
+            consumer_end[src] += 1;
+        }
+    }
+    let mut total = 0;
+    for c in consumer_end.iter_mut() {
+        total += *c;
+        *c = total;
+    }
+    let mut fill: Vec<usize> = (0..n)
+        .map(|i| if i == 0 { 0 } else { consumer_end[i - 1] })
+        .collect();
+    let mut consumers = vec![0usize; total];
+    for i in (0..n).filter(|&i| needed[i]) {
+        for src in sources(i) {
+            consumers[fill[src]] = i;
+            fill[src] += 1;
         }
     }
     let mut ready: Vec<usize> = (0..n).filter(|&i| needed[i] && pending[i] == 0).collect();
@@ -117,7 +165,8 @@ pub fn execution_order(
     let mut order = Vec::with_capacity(n);
     while let Some(i) = ready.pop() {
         order.push(i);
-        for &c in &consumers[i] {
+        let start = if i == 0 { 0 } else { consumer_end[i - 1] };
+        for &c in &consumers[start..consumer_end[i]] {
             pending[c] -= 1;
             if pending[c] == 0 {
                 ready.push(c);

@@ -4,13 +4,14 @@
 use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
 use super::graph::{execution_order, index_nodes, parse_input, resolve_edges};
 use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
-use super::{GraphModel, Loaded, Node, NodeKind, TensorInfo};
-use crate::eager::EagerContext;
-use crate::ops::attr::{parse_dtype, parse_shape};
-use crate::ops::{self, AttrValue};
+use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
+use crate::eager::cache_key::CPU_DEVICE;
+use crate::eager::{CacheKey, EagerContext};
+use crate::ops::{self, AttrType, AttrValue, FastBuild};
 use crate::resource::ScopeId;
 use crate::status::{invalid_argument, unimplemented, Result, Status};
 use crate::tensor::{DType, Shape, Tensor};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 pub fn parse(model_json: &str) -> Result<ModelJson<'_>> {
@@ -94,13 +95,13 @@ fn plan_weights<'g>(
     Ok(slots)
 }
 
-fn tensor_info(name: &str, t: &SignatureTensor) -> Result<TensorInfo> {
+fn tensor_info(name: &str, t: &SignatureTensor<'_>) -> Result<TensorInfo> {
     let dtype = match &t.dtype {
-        Some(d) => parse_dtype(&serde_json::Value::String(d.clone()))?,
+        Some(d) => DType::parse(d)?,
         None => DType::Float32,
     };
-    let shape = match &t.tensor_shape {
-        Some(s) => parse_shape(s)?,
+    let shape = match t.tensor_shape {
+        Some(s) => crate::ops::attr_text::shape_from_text(s.get())?,
         None => None,
     };
     Ok(TensorInfo {
@@ -113,7 +114,7 @@ fn tensor_info(name: &str, t: &SignatureTensor) -> Result<TensorInfo> {
 
 /// Placeholders as inputs, and nodes nobody consumes as outputs: TF.js's rule without a signature.
 fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<TensorInfo>)> {
-    let mut consumed = std::collections::HashSet::new();
+    let mut consumed = std::collections::HashSet::with_hasher(FastBuild);
     for n in nodes {
         for i in &n.input {
             consumed.insert(parse_input(i)?.node);
@@ -124,21 +125,14 @@ fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<Tens
     for n in nodes {
         if n.op == "Placeholder" {
             let dtype = n
-                .attr_json("dtype")
-                .as_ref()
-                .map(AttrValue::from_json)
+                .attr_value("dtype")
                 .transpose()?
                 .and_then(|v| match v {
                     AttrValue::Type(t) => Some(t),
                     _ => None,
                 })
                 .unwrap_or(DType::Float32);
-            let shape = match n
-                .attr_json("shape")
-                .as_ref()
-                .map(AttrValue::from_json)
-                .transpose()?
-            {
+            let shape = match n.attr_value("shape").transpose()? {
                 Some(AttrValue::Shape(s)) => s,
                 _ => None,
             };
@@ -160,26 +154,50 @@ fn default_signature(nodes: &[NodeDef<'_>]) -> Result<(Vec<TensorInfo>, Vec<Tens
     Ok((inputs, outputs))
 }
 
+/// The attr values of a model's op nodes, each distinct (JSON text, declared kind) parsed and
+/// type-checked once: models repeat the same few texts (`{"type":"DT_FLOAT"}`, the same strides,
+/// ...) node after node. Nodes refer to values by position.
+#[derive(Default)]
+struct AttrPool<'t> {
+    values: Vec<AttrValue>,
+    index: HashMap<(&'t str, AttrType), u32, FastBuild>,
+}
+
 /// Op attrs the executor passes: those the op declares (others, like `_output_shapes` or device
 /// placement hints, cannot change what our kernel computes), parsed and type-checked now.
-fn node_attrs(n: &NodeDef<'_>, def: &'static ops::OpDef) -> Result<Vec<(&'static str, AttrValue)>> {
+fn node_attrs<'t>(
+    n: &NodeDef<'t>,
+    def: &'static ops::OpDef,
+    pool: &mut AttrPool<'t>,
+) -> Result<Vec<(&'static str, u32)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
-        if let Some(v) = n.attr_json(spec.name) {
-            let value = AttrValue::from_json(&v)
-                .and_then(|v| {
-                    v.coerce(spec.ty).map_err(|v| {
-                        invalid_argument(format!(
-                            "attr '{}' must be {}, got {}",
-                            spec.name,
-                            spec.ty.name(),
-                            v.attr_type().name()
-                        ))
+        let Some(raw) = n.attr_raw(spec.name) else {
+            continue;
+        };
+        let key = (raw.get(), spec.ty);
+        let at = match pool.index.get(&key) {
+            Some(&at) => at,
+            None => {
+                let value = crate::ops::attr_text::from_text(raw.get())
+                    .and_then(|v| {
+                        v.coerce(spec.ty).map_err(|v| {
+                            invalid_argument(format!(
+                                "attr '{}' must be {}, got {}",
+                                spec.name,
+                                spec.ty.name(),
+                                v.attr_type().name()
+                            ))
+                        })
                     })
-                })
-                .map_err(|e| e.context(format!("node '{}' ({})", n.name, n.op)))?;
-            out.push((spec.name, value));
-        }
+                    .map_err(|e| e.context(format!("node '{}' ({})", n.name, n.op)))?;
+                let at = pool.values.len() as u32;
+                pool.values.push(value);
+                pool.index.insert(key, at);
+                at
+            }
+        };
+        out.push((spec.name, at));
     }
     Ok(out)
 }
@@ -235,7 +253,7 @@ pub fn load<W: WeightSource + ?Sized>(
         Ok((i, r.output))
     };
     let output_refs = outputs.iter().map(locate).collect::<Result<Vec<_>>>()?;
-    let mut feed_of: HashMap<usize, usize> = HashMap::new();
+    let mut feed_of: HashMap<usize, usize, FastBuild> = HashMap::default();
     for (k, info) in inputs.iter().enumerate() {
         let (i, _) = locate(info)?;
         feed_of.insert(i, k);
@@ -245,26 +263,26 @@ pub fn load<W: WeightSource + ?Sized>(
 
     // Classify every needed node before touching the context, so a bad model allocates nothing.
     let slots = plan_weights(groups, weights.byte_len())?;
-    let weight_of: HashMap<&str, usize> =
+    let weight_of: HashMap<&str, usize, FastBuild> =
         slots.iter().enumerate().map(|(i, s)| (s.name, i)).collect();
     enum Plan {
         Feed(usize),
         Weight(usize),
         Constant(Tensor),
-        Op(&'static ops::OpDef, Vec<(&'static str, AttrValue)>),
+        Op(&'static ops::OpDef, Vec<(&'static str, u32)>),
     }
     let mut plans = Vec::with_capacity(order.len());
+    let mut attr_pool = AttrPool::default();
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
             Plan::Feed(k)
         } else if n.op == "Const" {
-            match (weight_of.get(&*n.name), n.attr.contains_key("value")) {
-                (Some(&w), _) => Plan::Weight(w),
-                (None, true) => {
-                    match AttrValue::from_json(&n.attr_json("value").unwrap_or_default())
-                        .map_err(|e| e.context(format!("node '{}'", n.name)))?
-                    {
+            // The inline value is parsed only when the weights don't provide one.
+            match weight_of.get(&*n.name).ok_or_else(|| n.attr_value("value")) {
+                Ok(&w) => Plan::Weight(w),
+                Err(Some(value)) => {
+                    match value.map_err(|e| e.context(format!("node '{}'", n.name)))? {
                         AttrValue::Tensor(t) => Plan::Constant(t),
                         _ => {
                             return Err(invalid_argument(format!(
@@ -274,7 +292,7 @@ pub fn load<W: WeightSource + ?Sized>(
                         }
                     }
                 }
-                (None, false) => {
+                Err(None) => {
                     return Err(invalid_argument(format!(
                         "Const node '{}' has no weight in the manifest and no value",
                         n.name
@@ -293,40 +311,48 @@ pub fn load<W: WeightSource + ?Sized>(
                     n.op, n.name
                 ))
             })?;
-            Plan::Op(def, node_attrs(n, def)?)
+            Plan::Op(def, node_attrs(n, def, &mut attr_pool)?)
         };
         plans.push(plan);
     }
 
-    // Uses of each (node, output): consumers among needed nodes, plus model outputs.
-    let position: HashMap<usize, usize> = order.iter().enumerate().map(|(p, &i)| (i, p)).collect();
-    let mut uses: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
-    let bump = |uses: &mut Vec<Vec<u32>>, p: usize, out: usize| {
-        if uses[p].len() <= out {
-            uses[p].resize(out + 1, 0);
-        }
-        uses[p][out] += 1;
-    };
-    let mut node_inputs = Vec::with_capacity(order.len());
+    // Data inputs as (position, output), flat; each position's outputs get value slots up to the
+    // highest one referenced, counted as uses (consumers among needed nodes, plus model outputs).
+    let mut position = vec![usize::MAX; nodes.len()];
+    for (p, &i) in order.iter().enumerate() {
+        position[i] = p;
+    }
+    let mut inputs_flat: Vec<(usize, usize)> = Vec::new();
+    let mut input_ranges = Vec::with_capacity(order.len());
     for &i in &order {
-        let ins: Vec<(usize, usize)> = edges[i].0.iter().map(|&(s, o)| (position[&s], o)).collect();
-        for &(p, o) in &ins {
-            bump(&mut uses, p, o);
-        }
-        node_inputs.push(ins);
+        let start = inputs_flat.len();
+        inputs_flat.extend(edges.data(i).iter().map(|&(s, o)| (position[s], o)));
+        input_ranges.push(start..inputs_flat.len());
     }
-    let outputs_pos: Vec<(usize, usize)> = output_refs
-        .iter()
-        .map(|&(i, o)| (position[&i], o))
-        .collect();
-    for &(p, o) in &outputs_pos {
-        bump(&mut uses, p, o);
+    let outputs_pos: Vec<(usize, usize)> =
+        output_refs.iter().map(|&(i, o)| (position[i], o)).collect();
+    let mut slot_ranges = vec![0..0; order.len()];
+    for &(p, o) in inputs_flat.iter().chain(&outputs_pos) {
+        let r = &mut slot_ranges[p];
+        r.end = r.end.max(o + 1);
     }
+    let mut slots_total = 0;
+    for r in slot_ranges.iter_mut() {
+        let n = r.end;
+        *r = slots_total..slots_total + n;
+        slots_total += n;
+    }
+    let mut uses = vec![0u32; slots_total];
+    for &(p, o) in inputs_flat.iter().chain(&outputs_pos) {
+        uses[slot_ranges[p].start + o] += 1;
+    }
+    let mut names = String::with_capacity(order.iter().map(|&i| nodes[i].name.len()).sum());
 
+    let read_variable = ops::lookup("ReadVariableOp")?;
     // Restore weights as variables, owned by a new scope; on any failure the scope is destroyed.
     let scope = ctx.new_scope();
     let previous = ctx.enter_scope(scope);
-    let restored = restore_variables(ctx, &slots, weights, progress);
+    let restored = restore_variables(ctx, slots, weights, progress);
     ctx.enter_scope(previous);
     let handles = match restored {
         Ok(h) => h,
@@ -339,34 +365,77 @@ pub fn load<W: WeightSource + ?Sized>(
 
     let mut handles: Vec<Option<(Tensor, DType, usize)>> = handles.into_iter().map(Some).collect();
     let mut graph_nodes = Vec::with_capacity(order.len());
-    for (((&i, plan), inputs), uses) in order.iter().zip(plans).zip(node_inputs).zip(uses) {
+    let mut read_keys = Vec::new();
+    for (((&i, plan), inputs), slots) in order.iter().zip(plans).zip(input_ranges).zip(slot_ranges)
+    {
         let kind = match plan {
             Plan::Feed(k) => NodeKind::Feed(k),
             Plan::Constant(t) => NodeKind::Constant(t),
-            Plan::Op(def, attrs) => NodeKind::Op { def, attrs },
+            Plan::Op(def, attrs) => NodeKind::Op {
+                def,
+                attrs,
+                resolved: RefCell::new(Memo::NeverRun),
+            },
             Plan::Weight(w) => match handles[w].take() {
-                Some((handle, dtype, _)) => NodeKind::Variable { handle, dtype },
+                Some((handle, dtype, _)) => {
+                    let read = match read_key(&mut read_keys, read_variable, &handle, dtype) {
+                        Ok(k) => k,
+                        Err(e) => {
+                            ctx.destroy_scope(scope);
+                            return Err(e);
+                        }
+                    };
+                    NodeKind::Variable { handle, read }
+                }
                 // Two Const nodes can't share a name, so a weight is claimed once.
                 None => return Err(internal_cleanup(ctx, scope, "weight claimed twice")),
             },
         };
+        let name_start = names.len();
+        names.push_str(&nodes[i].name);
         graph_nodes.push(Node {
-            name: nodes[i].name.to_string(),
+            name: name_start..names.len(),
             kind,
             inputs,
-            uses,
+            slots,
         });
     }
     Ok(GraphModel {
         loaded: Some(Loaded {
             scope,
             nodes: graph_nodes,
+            inputs: inputs_flat,
+            uses,
+            names,
             outputs: outputs_pos,
+            read_keys,
+            attr_values: attr_pool.values,
         }),
         inputs,
         outputs,
         weight_bytes,
     })
+}
+
+/// Position in `keys` of the ReadVariableOp key for variables of `dtype` (made on first need).
+fn read_key(
+    keys: &mut Vec<CacheKey>,
+    read_variable: &'static ops::OpDef,
+    handle: &Tensor,
+    dtype: DType,
+) -> Result<usize> {
+    let is_dtype =
+        |k: &CacheKey| matches!(k.attrs().get("dtype"), Ok(AttrValue::Type(d)) if *d == dtype);
+    if let Some(i) = keys.iter().position(is_dtype) {
+        return Ok(i);
+    }
+    let attrs = ops::resolve_attrs(
+        read_variable,
+        std::slice::from_ref(handle),
+        [("dtype", AttrValue::Type(dtype))],
+    )?;
+    keys.push(CacheKey::new(CPU_DEVICE, attrs));
+    Ok(keys.len() - 1)
 }
 
 fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status {
@@ -377,27 +446,29 @@ fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status
 /// VarHandleOp + AssignVariableOp per weight, executed through the context like TF's restore.
 fn restore_variables<W: WeightSource + ?Sized>(
     ctx: &mut EagerContext,
-    slots: &[WeightSlot<'_>],
+    slots: Vec<WeightSlot<'_>>,
     weights: &W,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Vec<(Tensor, DType, usize)>> {
     let total = weights.byte_len();
     let mut done = 0;
     let mut out = Vec::with_capacity(slots.len());
+    // AssignVariableOp resolves the same for every variable of a dtype: once per dtype.
+    let mut assign_keys: Vec<(DType, CacheKey)> = Vec::new();
     let (var_handle, assign) = (
         ops::lookup("VarHandleOp")?,
         ops::lookup("AssignVariableOp")?,
     );
+    let mut scratch = Vec::new();
     for s in slots {
-        let bytes = read_weight(weights, s.offset, s.len)?;
+        let bytes = read_weight(weights, s.offset, s.len, &mut scratch)?;
         let n = s.shape.num_elements();
         let data = match s.quant {
-            None => decode_le(s.dtype, &bytes, n)?,
-            Some(q) => dequantize(&bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
+            None => decode_le(s.dtype, bytes, n)?,
+            Some(q) => dequantize(bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
         };
-        drop(bytes);
-        let value = Tensor::new(s.shape.clone(), data)?;
         let shape_attr: Vec<i64> = s.shape.dims().iter().map(|&d| d as i64).collect();
+        let value = Tensor::new(s.shape, data)?;
         let shared_name = ctx.variable_shared_name(s.name);
         let handle = ctx
             .execute_op(
@@ -412,11 +483,17 @@ fn restore_variables<W: WeightSource + ?Sized>(
             .pop()
             .ok_or_else(|| crate::status::internal("VarHandleOp returned no handle"))?;
         let bytes_len = value.byte_len();
-        ctx.execute_op(
-            assign,
-            &[handle.clone(), value],
-            [("dtype", AttrValue::Type(s.dtype))],
-        )?;
+        let inputs = [handle.clone(), value];
+        let key = match assign_keys.iter().position(|(d, _)| *d == s.dtype) {
+            Some(i) => &assign_keys[i].1,
+            None => {
+                let attrs =
+                    ops::resolve_attrs(assign, &inputs, [("dtype", AttrValue::Type(s.dtype))])?;
+                assign_keys.push((s.dtype, CacheKey::new(CPU_DEVICE, attrs)));
+                &assign_keys[assign_keys.len() - 1].1
+            }
+        };
+        ctx.execute_key(key, &inputs)?;
         out.push((handle, s.dtype, bytes_len));
         done += s.len;
         progress(done, total);

@@ -8,11 +8,13 @@ pub mod graph;
 mod loader;
 pub mod weights;
 
-use crate::eager::EagerContext;
+use crate::eager::{CacheKey, EagerContext};
 use crate::ops::{AttrValue, OpDef};
 use crate::resource::ScopeId;
 use crate::status::Result;
 use crate::tensor::{DType, Tensor};
+use std::cell::RefCell;
+use std::ops::Range;
 
 /// A model input or output as the signature declares it.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,30 +31,67 @@ pub struct TensorInfo {
 pub(crate) enum NodeKind {
     /// Placeholder: fed from the input at this index.
     Feed(usize),
-    /// Const backed by a weight: read through ReadVariableOp on each run, as a restored TF model does.
-    Variable { handle: Tensor, dtype: DType },
+    /// Const backed by a weight: read through ReadVariableOp on each run, as a restored TF model
+    /// does (`read`: that op's cache key in `Loaded::read_keys`, resolved at load).
+    Variable { handle: Tensor, read: usize },
     /// Const with an inline value (not in the weights).
     Constant(Tensor),
     Op {
         def: &'static OpDef,
-        attrs: Vec<(&'static str, AttrValue)>,
+        /// (name, position in `Loaded::attr_values`).
+        attrs: Vec<(&'static str, u32)>,
+        /// What `attrs` resolved to, for repeated runs.
+        resolved: RefCell<Memo>,
     },
 }
 
-pub(crate) struct Node {
-    pub name: String,
-    pub kind: NodeKind,
-    /// Data inputs as (position in `nodes`, output index).
-    pub inputs: Vec<(usize, usize)>,
-    /// How many times each output is consumed (including as a model output); freed at zero.
-    pub uses: Vec<u32>,
+/// Resolving a node's attrs depends only on them and its input dtypes, so a node that runs again
+/// with the same dtypes can reuse its cache key instead of resolving (and copying) its attrs anew.
+/// Kept from the second run on: a model that is predicted once does not pay for keeping keys.
+pub(crate) enum Memo {
+    NeverRun,
+    RanOnce,
+    Resolved { dtypes: Vec<DType>, key: CacheKey },
 }
 
+pub(crate) struct Node {
+    pub kind: NodeKind,
+    /// Its data inputs: `Loaded::inputs[inputs]`.
+    pub inputs: Range<usize>,
+    /// Value slots of its outputs (output `k` in slot `slots.start + k`), up to the last one used.
+    pub slots: Range<usize>,
+    /// Its name: `Loaded::names[name]`.
+    pub name: Range<usize>,
+}
+
+/// A model ready to run. Per-node lists live in flat vectors indexed by ranges, so a load makes a
+/// handful of allocations for the graph, not a few per node.
 pub(crate) struct Loaded {
     pub scope: ScopeId,
     pub nodes: Vec<Node>,
+    /// Data inputs of every node as (position in `nodes`, output index).
+    pub inputs: Vec<(usize, usize)>,
+    /// Uses of each value slot (consumers, plus model outputs); a run frees a value at zero.
+    pub uses: Vec<u32>,
+    pub names: String,
     /// Signature outputs as (position in `nodes`, output index).
     pub outputs: Vec<(usize, usize)>,
+    /// ReadVariableOp cache keys, one per weight dtype.
+    pub read_keys: Vec<CacheKey>,
+    /// The op nodes' attr values, each distinct one once.
+    pub attr_values: Vec<AttrValue>,
+}
+
+impl Loaded {
+    pub fn name(&self, p: usize) -> &str {
+        &self.names[self.nodes[p].name.clone()]
+    }
+
+    /// The value slot of output `out` of the node at `p`, if any node or model output uses it.
+    pub fn slot(&self, p: usize, out: usize) -> Option<usize> {
+        let r = &self.nodes[p].slots;
+        (out < r.len()).then(|| r.start + out)
+    }
 }
 
 /// A loaded graph model. Everything it holds lives until `dispose`.

@@ -9,6 +9,11 @@ pub trait WeightSource {
     fn byte_len(&self) -> usize;
     /// Fills `dst` with the bytes at `offset..offset + dst.len()` (always in range: checked first).
     fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()>;
+
+    /// The bytes at `offset..offset + len` in place, for a source already in memory (no copy).
+    fn bytes_at(&self, _offset: usize, _len: usize) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl WeightSource for [u8] {
@@ -18,10 +23,14 @@ impl WeightSource for [u8] {
 
     fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
         let src = self
-            .get(offset..offset + dst.len())
+            .bytes_at(offset, dst.len())
             .ok_or_else(|| invalid_argument("weight read out of range"))?;
         dst.copy_from_slice(src);
         Ok(())
+    }
+
+    fn bytes_at(&self, offset: usize, len: usize) -> Option<&[u8]> {
+        self.get(offset..offset.checked_add(len)?)
     }
 }
 
@@ -33,21 +42,30 @@ impl WeightSource for Vec<u8> {
     fn read_into(&self, offset: usize, dst: &mut [u8]) -> Result<()> {
         self.as_slice().read_into(offset, dst)
     }
+
+    fn bytes_at(&self, offset: usize, len: usize) -> Option<&[u8]> {
+        self.as_slice().bytes_at(offset, len)
+    }
 }
 
-/// Bytes of one weight, in a fallibly allocated buffer.
-pub fn read_weight(
-    src: &(impl WeightSource + ?Sized),
+/// Bytes of one weight: in place if the source has them in memory, else read into `scratch` (a
+/// fallibly grown buffer reused from weight to weight, so a load allocates it once).
+pub fn read_weight<'s>(
+    src: &'s (impl WeightSource + ?Sized),
     offset: usize,
     len: usize,
-) -> Result<Vec<u8>> {
-    let mut buf = Vec::new();
-    buf.try_reserve_exact(len).map_err(|_| {
+    scratch: &'s mut Vec<u8>,
+) -> Result<&'s [u8]> {
+    if let Some(b) = src.bytes_at(offset, len) {
+        return Ok(b);
+    }
+    scratch.clear();
+    scratch.try_reserve_exact(len).map_err(|_| {
         crate::status::resource_exhausted(format!("out of memory reading a weight of {len} bytes"))
     })?;
-    buf.resize(len, 0);
-    src.read_into(offset, &mut buf)?;
-    Ok(buf)
+    scratch.resize(len, 0);
+    src.read_into(offset, scratch)?;
+    Ok(scratch)
 }
 
 /// Decodes `n` little-endian elements of `dtype` from `bytes` (exact length required).

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::hash::{Hash, Hasher};
 
 /// The kind an op declares for an attr.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AttrType {
     Type,
     Int,
@@ -389,12 +389,13 @@ impl PartialEq for AttrValue {
             (Int(a), Int(b)) => a == b,
             (Float(a), Float(b)) => a.to_bits() == b.to_bits(),
             (Bool(a), Bool(b)) => a == b,
-            (Str(a), Str(b)) => a == b,
-            (Shape(a), Shape(b)) => a == b,
+            (Str(a), Str(b)) => slices_eq(a, b),
+            (Shape(Some(a)), Shape(Some(b))) => slices_eq(a, b),
+            (Shape(a), Shape(b)) => a.is_none() && b.is_none(),
             (Tensor(a), Tensor(b)) => tensors_equal(a, b),
             (Func(a), Func(b)) => a == b,
             (ListType(a), ListType(b)) => a == b,
-            (ListInt(a), ListInt(b)) => a == b,
+            (ListInt(a), ListInt(b)) => slices_eq(a, b),
             (ListFloat(a), ListFloat(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
             }
@@ -407,6 +408,14 @@ impl PartialEq for AttrValue {
 }
 
 impl Eq for AttrValue {}
+
+/// Slice equality that never calls `memcmp` for empty slices: glibc's AVX-512 `memcmp` still makes
+/// a masked load for 0 bytes, and at the dangling address of an empty `Vec` that load costs a
+/// fault-suppression assist (hundreds of cycles; it was a tenth of a native model load, whose cache
+/// keys compare empty strings and lists).
+fn slices_eq<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && (a.is_empty() || a == b)
+}
 
 fn tensors_equal(a: &Tensor, b: &Tensor) -> bool {
     if a.shares_buffer(b) {

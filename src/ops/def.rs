@@ -107,7 +107,11 @@ pub struct OpDef {
 
 impl OpDef {
     pub fn attr_index(&self, name: &str) -> Option<usize> {
-        self.attrs.iter().position(|a| a.name == name)
+        // Callers that took the name from this very definition (the graph executor) match on the
+        // pointer, without comparing bytes.
+        self.attrs
+            .iter()
+            .position(|a| std::ptr::eq(a.name, name) || a.name == name)
     }
 }
 

@@ -2,6 +2,7 @@
 //! the caller set, infer type attrs from inputs, fill defaults) into canonical `NodeAttrs`.
 
 pub mod attr;
+pub mod attr_text;
 pub mod def;
 
 pub use attr::{AttrType, AttrValue, ShapeAttr};
@@ -192,8 +193,13 @@ impl NodeAttrs {
     }
 
     pub fn string(&self, name: &str) -> Result<String> {
+        self.str(name).map(std::borrow::Cow::into_owned)
+    }
+
+    /// `string` without a copy when the bytes are valid UTF-8.
+    pub fn str(&self, name: &str) -> Result<std::borrow::Cow<'_, str>> {
         match self.get(name)? {
-            AttrValue::Str(s) => Ok(String::from_utf8_lossy(s).into_owned()),
+            AttrValue::Str(s) => Ok(String::from_utf8_lossy(s)),
             _ => Err(self.wrong(name, "a string")),
         }
     }

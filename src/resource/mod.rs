@@ -1,6 +1,7 @@
 //! Resource manager: variables behind handles, named or anonymous, each owned by a scope (a model)
 //! and released with it.
 
+use crate::ops::FastBuild;
 use crate::status::{failed_precondition, invalid_argument, not_found, Result};
 use crate::tensor::{DType, Tensor};
 use std::collections::HashMap;
@@ -39,8 +40,9 @@ pub struct ResourceManager {
     manager: u32,
     next_id: u32,
     next_scope: u32,
-    vars: HashMap<u32, Variable>,
-    by_name: HashMap<(String, String), u32>,
+    // Looked up on every variable op: the fixed fast hasher (ids are ours, names the page's).
+    vars: HashMap<u32, Variable, FastBuild>,
+    by_name: HashMap<(String, String), u32, FastBuild>,
     bytes: usize,
 }
 
@@ -58,8 +60,8 @@ impl ResourceManager {
             manager: NEXT_MANAGER.fetch_add(1, Ordering::Relaxed),
             next_id: 1,
             next_scope: 1,
-            vars: HashMap::new(),
-            by_name: HashMap::new(),
+            vars: HashMap::default(),
+            by_name: HashMap::default(),
             bytes: 0,
         }
     }
@@ -229,8 +231,8 @@ impl ResourceManager {
         }
         if self.vars.is_empty() {
             // Drop the maps' capacity too, so an emptied manager holds no heap grown by a load.
-            self.vars = HashMap::new();
-            self.by_name = HashMap::new();
+            self.vars = HashMap::default();
+            self.by_name = HashMap::default();
         }
         ids.len()
     }
