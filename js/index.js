@@ -459,7 +459,7 @@ export class EagerContext {
       v[i] = t.handle;
     }
     try {
-      return this._w.execute(id, n, attrs === null ? undefined : attrs);
+      return attrs == null ? this._w.executeNoAttrs(id, n) : this._w.execute(id, n, attrs);
     } catch (e) {
       throw toEagerError(e);
     }

@@ -182,24 +182,15 @@ impl WasmContext {
     /// Runs op `op` (an id from `opId`) on the `n_inputs` tensor handles in io; writes the output
     /// handles to io and returns their count. `attrs`: undefined or a plain object.
     pub fn execute(&self, op: u32, n_inputs: u32, attrs: &JsValue) -> JsResult<u32> {
-        let def = op_def(op).map_err(js)?;
-        let id = self.state.id;
-        let mut inputs = INPUTS.with(|i| std::mem::take(&mut *i.borrow_mut()));
-        let result = (|| {
-            gather(id, n_inputs, &mut inputs)?;
-            let attrs: Vec<(Cow<'static, str>, AttrValue)> =
-                if attrs.is_undefined() || attrs.is_null() {
-                    Vec::new()
-                } else {
-                    attrs::convert(def, attrs, id)?
-                };
-            self.state.with(|c| c.execute_op(def, &inputs, attrs))
-        })();
-        inputs.clear();
-        INPUTS.with(|i| *i.borrow_mut() = inputs);
-        emit(id, result.map_err(js)?).map_err(js)
+        let attrs = (!attrs.is_undefined() && !attrs.is_null()).then_some(attrs);
+        self.run(op, n_inputs, attrs)
     }
 
+    /// `execute` without attrs: the common case skips passing a JS value across the boundary.
+    #[wasm_bindgen(js_name = executeNoAttrs)]
+    pub fn execute_no_attrs(&self, op: u32, n_inputs: u32) -> JsResult<u32> {
+        self.run(op, n_inputs, None)
+    }
     /// A tensor from a typed array and the `rank` dims in io; returns its handle.
     pub fn tensor(&self, values: &JsValue, rank: u32) -> JsResult<f64> {
         self.state.with(|_| Ok(())).map_err(js)?;
@@ -324,6 +315,25 @@ impl WasmContext {
         let bytes = super::model::take_staged(len);
         let model_json = super::model::utf8(&bytes);
         super::model::load(&self.state, &model_json, weights, progress).map_err(js)
+    }
+}
+
+impl WasmContext {
+    fn run(&self, op: u32, n_inputs: u32, attrs: Option<&JsValue>) -> JsResult<u32> {
+        let def = op_def(op).map_err(js)?;
+        let id = self.state.id;
+        let mut inputs = INPUTS.with(|i| std::mem::take(&mut *i.borrow_mut()));
+        let result = (|| {
+            gather(id, n_inputs, &mut inputs)?;
+            let attrs: Vec<(Cow<'static, str>, AttrValue)> = match attrs {
+                None => Vec::new(),
+                Some(a) => attrs::convert(def, a, id)?,
+            };
+            self.state.with(|c| c.execute_op(def, &inputs, attrs))
+        })();
+        inputs.clear();
+        INPUTS.with(|i| *i.borrow_mut() = inputs);
+        emit(id, result.map_err(js)?).map_err(js)
     }
 }
 
