@@ -103,6 +103,33 @@ fn weights_become_resource_variables_and_dispose_releases_them() {
     assert_eq!(err.code, Code::FailedPrecondition);
 }
 
+/// Found by fuzzing: a graph node that creates a resource when the model runs (here the input
+/// Placeholder turned into a VarHandleOp) made it in the context's root scope, so dispose() left
+/// it behind. Predict now runs in the model's scope.
+#[test]
+fn resources_a_graph_creates_while_running_go_with_the_model() {
+    let f = fixture("mlp");
+    let mut doc: Value = serde_json::from_str(&f.json).unwrap();
+    let x = doc["modelTopology"]["node"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|n| n["name"] == "x")
+        .unwrap();
+    x["op"] = "VarHandleOp".into();
+    doc["signature"]["inputs"] = serde_json::json!({});
+    let mut ctx = EagerContext::default();
+    let mut model =
+        GraphModel::load(&mut ctx, &doc.to_string(), &f.weights, &mut |_, _| {}).unwrap();
+    let weights = ctx.memory().num_resources;
+    // The MatMul then fails on a resource input; the handle was made first.
+    assert!(model.predict(&mut ctx, vec![]).is_err());
+    assert_eq!(ctx.memory().num_resources, weights + 1);
+    model.dispose(&mut ctx);
+    assert_eq!(ctx.memory().num_resources, 0);
+    assert_eq!(ctx.current_scope(), eager_wasm::resource::ScopeId::ROOT);
+}
+
 #[test]
 fn hundred_load_run_dispose_cycles_leave_heap_where_it_was() {
     let f = fixture("mobilenet");

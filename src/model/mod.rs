@@ -152,7 +152,12 @@ impl GraphModel {
             crate::status::failed_precondition("predict() on a model that was disposed")
         })?;
         let ordered = executor::order_feeds(&self.inputs, feeds)?;
-        executor::run(ctx, loaded, &ordered)
+        // Resources the graph itself creates (a VarHandleOp node that is not a weight) belong to
+        // the model, so that dispose() releases them too.
+        let previous = ctx.enter_scope(loaded.scope);
+        let result = executor::run(ctx, loaded, &ordered);
+        ctx.enter_scope(previous);
+        result
     }
 
     /// Releases every variable and tensor the model owns. Idempotent.
