@@ -255,27 +255,15 @@ fn log_softmax_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Re
     Ok(vec![softmax(&i[0], true)?])
 }
 
-/// Sum of e^v over `row`, in 8 running partial sums so that the exps vectorize.
-fn sum_exp(row: &[f32]) -> f32 {
+/// Sum of `f(v)` over `row` in 8 running partial sums: vectorizable, unlike one sequential f32
+/// sum (and `f` vectorizes with it).
+fn lane_sum(row: &[f32], f: impl Fn(f32) -> f32) -> f32 {
     let mut acc = [0f32; 8];
     let chunks = row.chunks_exact(8);
-    let tail: f32 = chunks.remainder().iter().map(|&v| vmath::exp(v)).sum();
+    let tail: f32 = chunks.remainder().iter().map(|&v| f(v)).sum();
     for c in chunks {
         for (a, &v) in acc.iter_mut().zip(c) {
-            *a += vmath::exp(v);
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
-
-/// Sum of `row` in 8 running partial sums (vectorizable, unlike one sequential f32 sum).
-fn lane_sum(row: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let chunks = row.chunks_exact(8);
-    let tail: f32 = chunks.remainder().iter().sum();
-    for c in chunks {
-        for (a, &v) in acc.iter_mut().zip(c) {
-            *a += v;
+            *a += f(v);
         }
     }
     acc.iter().sum::<f32>() + tail
@@ -298,11 +286,11 @@ pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
             let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             row.iter_mut().for_each(|v| *v -= max);
             if log {
-                let ls = sum_exp(row).ln();
+                let ls = lane_sum(row, vmath::exp).ln();
                 row.iter_mut().for_each(|v| *v -= ls);
             } else {
                 row.iter_mut().for_each(|v| *v = vmath::exp(*v));
-                let sum = lane_sum(row);
+                let sum = lane_sum(row, |v| v);
                 row.iter_mut().for_each(|v| *v /= sum);
             }
         }
