@@ -147,25 +147,22 @@ function ioFor(n) {
 function readOutputs(ctx, len) {
   const v = ioFor(len);
   const out = [];
-  let p = 0;
-  while (p < len) {
-    const rank = v[p + 2];
-    const shape = new Array(rank);
-    for (let i = 0; i < rank; i++) shape[i] = v[p + 3 + i];
-    out.push(new Tensor(ctx, v[p], DTYPES[v[p + 1]], shape));
-    p += 3 + rank;
-  }
+  for (let p = 0; p < len; p += 3 + v[p + 2]) out.push(tensorAt(ctx, v, p));
   return out;
 }
 
 /** The only output of a single-output op (`readOutputs(ctx, len)[0]` without the array). */
 function readFirst(ctx, len) {
   const v = ioFor(len);
-  const rank = v[2];
-  if (len !== 3 + rank) return readOutputs(ctx, len)[0];
+  return len === 3 + v[2] ? tensorAt(ctx, v, 0) : readOutputs(ctx, len)[0];
+}
+
+/** The tensor of the output record at `v[p]`. */
+function tensorAt(ctx, v, p) {
+  const rank = v[p + 2];
   const shape = new Array(rank);
-  for (let i = 0; i < rank; i++) shape[i] = v[3 + i];
-  return new Tensor(ctx, v[0], DTYPES[v[1]], shape);
+  for (let i = 0; i < rank; i++) shape[i] = v[p + 3 + i];
+  return new Tensor(ctx, v[p], DTYPES[v[p + 1]], shape);
 }
 
 // ---- tensors -------------------------------------------------------------------------------------
