@@ -58,21 +58,21 @@ if (existsSync(join(root, 'src')) && newestMtime(join(root, 'src')) > statSync(d
 }
 
 // ------------------------------------------------------------------ sizes (same in every env)
-function wasmSize(p) {
+function fileSize(p) {
   if (!existsSync(p)) return null;
   const b = readFileSync(p);
   return { file: p.slice(root.length + 1), raw: b.length, gzip: gzipSync(b, { level: 9 }).length };
 }
 const nm = (p) => join(root, 'node_modules', p);
 const sizes = {
-  eager: wasmSize(distWasm),
-  tfjs: wasmSize(nm('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')),
-  ort: wasmSize(nm('onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')),
+  eager: fileSize(distWasm),
+  tfjs: fileSize(nm('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm')),
+  ort: fileSize(nm('onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')),
 };
 // Everything a page downloads to run a graph model (the benchmark page's files): TF.js parses
 // model.json and dispatches ops in its JS bundles, eager-wasm and ORT in their wasm.
 function downloadSize(paths) {
-  const parts = paths.map(wasmSize);
+  const parts = paths.map(fileSize);
   if (parts.some((p) => p === null)) return null;
   return {
     file: parts.map((p) => p.file.split('/').pop()).join(' + '),
