@@ -6,7 +6,6 @@ use crate::status::Result;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -31,7 +30,14 @@ pub struct Topology<'a> {
     #[serde(default, borrow)]
     pub node: Vec<NodeDef<'a>>,
     #[serde(default)]
-    pub library: Option<Value>,
+    pub library: Option<Library>,
+}
+
+/// The function library (control flow v2): only whether it holds functions matters.
+#[derive(Debug, Deserialize)]
+pub struct Library {
+    #[serde(default)]
+    pub function: Vec<serde::de::IgnoredAny>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -215,9 +215,7 @@ pub fn load<W: WeightSource + ?Sized>(
     if topo
         .library
         .as_ref()
-        .and_then(|l| l.get("function"))
-        .and_then(|f| f.as_array())
-        .is_some_and(|f| !f.is_empty())
+        .is_some_and(|l| !l.function.is_empty())
     {
         return Err(unimplemented(
             "model.json has a function library (control flow v2); not supported",

@@ -1,42 +1,32 @@
-//! AttrValue JSON text straight to `AttrValue`, without a `serde_json::Value` tree in between (a
-//! `Value` allocates per object, key and string, and a model load reads a few hundred attrs).
+//! TF AttrValue JSON, as the TF.js converter writes it (`{"type":"DT_FLOAT"}`, `{"i":"3"}`,
+//! `{"list":{"i":[..]}}`, `{"tensor":{..}}`, ...), parsed straight from its text through serde
+//! visitors: no `serde_json::Value` tree (it allocates per object, key and string, and a model load
+//! reads a few hundred attrs), and one parser for every form, whose errors say what was wrong.
 //!
-//! The fast path takes the well-formed shapes the converter writes and gives up on anything else;
-//! `from_text` then takes `AttrValue::from_json`'s path, which yields the exact result or error it
-//! always did. So the fast path only has to agree with `from_json` where it succeeds (a test checks
-//! that on every attr of every fixture model).
+//! Int64s arrive as strings or numbers; `s` is base64; non-finite floats are protobuf's names. When
+//! an object holds several kinds, the first in `type, i, f, b, s, shape, tensor, func, list` wins.
+//! An empty `{"list":{}}` is an empty int list, which `AttrValue::coerce` turns into the declared
+//! list kind.
 
 use super::attr::{AttrValue, ShapeAttr};
-use crate::status::Result;
-use crate::tensor::DType;
+use crate::status::{invalid_argument, Result};
+use crate::tensor::{DType, Data, Element, Shape, Tensor};
 use base64::Engine;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 use std::fmt;
 
-/// Parses one attr value from its JSON text (as `AttrValue::from_json` would parse it as a `Value`).
+/// Parses one attr value from its JSON text.
 pub fn from_text(text: &str) -> Result<AttrValue> {
-    if let Ok(Fast(v)) = serde_json::from_str::<Fast>(text) {
-        return Ok(v);
-    }
-    // Text that is not JSON at all reads as `null`, which `from_json` reports as a non-object.
-    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    AttrValue::from_json(&v)
+    serde_json::from_str::<AttrText>(text)
+        .map(|a| a.0)
+        .map_err(|e| invalid_argument(format!("invalid attr value: {e}")))
 }
 
-/// A shape (`{"dim": [...]}` or `{"unknownRank": true}`) from its JSON text, as `parse_shape` would
-/// parse it as a `Value`.
+/// A shape (`{"dim": [...]}` or `{"unknownRank": true}`) from its JSON text.
 pub fn shape_from_text(text: &str) -> Result<ShapeAttr> {
-    if let Ok(ShapeText(s)) = serde_json::from_str::<ShapeText>(text) {
-        return Ok(s);
-    }
-    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    super::attr::parse_shape(&v)
-}
-
-/// The fast path gives up with this; the message is never shown.
-fn give_up<E: de::Error>() -> E {
-    E::custom("")
+    serde_json::from_str::<ShapeText>(text)
+        .map(|s| s.0)
+        .map_err(|e| invalid_argument(format!("invalid shape: {e}")))
 }
 
 /// Map keys this module reads; everything else is skipped.
@@ -53,6 +43,14 @@ enum Key {
     UnknownRank,
     Dim,
     Size,
+    Dtype,
+    TensorShape,
+    TensorContent,
+    FloatVal,
+    IntVal,
+    Int64Val,
+    BoolVal,
+    Name,
     Other,
 }
 
@@ -78,6 +76,14 @@ impl<'de> Deserialize<'de> for Key {
                     "unknownRank" => Key::UnknownRank,
                     "dim" => Key::Dim,
                     "size" => Key::Size,
+                    "dtype" => Key::Dtype,
+                    "tensorShape" => Key::TensorShape,
+                    "tensorContent" => Key::TensorContent,
+                    "floatVal" => Key::FloatVal,
+                    "intVal" => Key::IntVal,
+                    "int64Val" => Key::Int64Val,
+                    "boolVal" => Key::BoolVal,
+                    "name" => Key::Name,
                     _ => Key::Other,
                 })
             }
@@ -86,9 +92,10 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// Implements `Deserialize` for a one-field wrapper through a visitor with the given methods.
+/// Implements `Deserialize` for a one-field wrapper through a visitor with the given methods;
+/// `$expecting` completes serde's "invalid type: ..., expected ..." messages.
 macro_rules! scalar {
-    ($name:ident($ty:ty), $($method:item),+ $(,)?) => {
+    ($name:ident($ty:ty), $expecting:literal, $($method:item),+ $(,)?) => {
         struct $name($ty);
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<$name, D::Error> {
@@ -96,7 +103,7 @@ macro_rules! scalar {
                 impl Visitor<'_> for V {
                     type Value = $name;
                     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                        f.write_str(stringify!($name))
+                        f.write_str($expecting)
                     }
                     $($method)*
                 }
@@ -108,28 +115,37 @@ macro_rules! scalar {
 
 scalar!(
     TypeText(DType),
+    "a dtype name",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<TypeText, E> {
-        DType::parse(s).map(TypeText).map_err(|_| give_up())
+        DType::parse(s)
+            .map(TypeText)
+            .map_err(|e| E::custom(e.message))
     }
 );
 
 // Int64: a decimal string (as TF writes it) or a number that fits.
 scalar!(
     I64Text(i64),
+    "an int64 (a decimal string or an integer)",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<I64Text, E> {
-        s.parse().map(I64Text).map_err(|_| give_up())
+        s.parse()
+            .map(I64Text)
+            .map_err(|_| E::custom(format_args!("'{s}' is not a valid int64")))
     },
     fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<I64Text, E> {
         Ok(I64Text(v))
     },
     fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<I64Text, E> {
-        i64::try_from(v).map(I64Text).map_err(|_| give_up())
+        i64::try_from(v)
+            .map(I64Text)
+            .map_err(|_| E::custom(format_args!("{v} is not a valid int64")))
     }
 );
 
-// Float: a number (through f64, as `Value::as_f64` then `as f32`), or protobuf's non-finite names.
+// Float: a number (rounded through f64), or a string: protobuf's non-finite names or a number.
 scalar!(
     F32Text(f32),
+    "a float",
     fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<F32Text, E> {
         Ok(F32Text(v as f32))
     },
@@ -144,13 +160,18 @@ scalar!(
             "NaN" => f32::NAN,
             "Infinity" => f32::INFINITY,
             "-Infinity" => f32::NEG_INFINITY,
-            _ => s.parse().map_err(|_| give_up())?,
+            // serde_json's number parser, not `str::parse`: that one would link core's float
+            // parser and its 10 KB table into the wasm for this rare form.
+            _ => serde_json::from_str::<f64>(s)
+                .map_err(|_| E::custom(format_args!("'{s}' is not a valid float")))?
+                as f32,
         }))
     }
 );
 
 scalar!(
     BoolText(bool),
+    "a bool",
     fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<BoolText, E> {
         Ok(BoolText(v))
     }
@@ -158,84 +179,97 @@ scalar!(
 
 scalar!(
     B64Text(Vec<u8>),
+    "a base64 string",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<B64Text, E> {
         base64::engine::general_purpose::STANDARD
             .decode(s)
             .map(B64Text)
-            .map_err(|_| give_up())
+            .map_err(|e| E::custom(format_args!("string '{s}' is not valid base64: {e}")))
     }
 );
+
+scalar!(
+    StrText(String),
+    "a string",
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<StrText, E> {
+        Ok(StrText(s.to_string()))
+    }
+);
+
+/// Implements `Deserialize` for a JSON object read key by key: `$fold` sees each key and the map,
+/// `$finish` makes the value from what was read.
+macro_rules! object {
+    ($name:ident, $expecting:literal, $state:ty, |$st:ident, $key:ident, $m:ident| $fold:block,
+     |$fin:ident| $finish:expr) => {
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<$name, D::Error> {
+                struct V;
+                impl<'de> Visitor<'de> for V {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_map<A: MapAccess<'de>>(
+                        self,
+                        mut $m: A,
+                    ) -> std::result::Result<$name, A::Error> {
+                        let mut $st = <$state>::default();
+                        while let Some($key) = $m.next_key::<Key>()? {
+                            $fold
+                        }
+                        let $fin = $st;
+                        $finish.map_err(de::Error::custom)
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+}
+
+fn skip<'de, A: MapAccess<'de>>(m: &mut A) -> std::result::Result<(), A::Error> {
+    m.next_value::<IgnoredAny>().map(drop)
+}
 
 /// `{"dim": [{"size": "3"}, ...]}` or `{"unknownRank": true}`.
 struct ShapeText(ShapeAttr);
 
-impl<'de> Deserialize<'de> for ShapeText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<ShapeText, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ShapeText;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a shape")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> std::result::Result<ShapeText, A::Error> {
-                let mut unknown_rank = false;
-                let mut dims = Vec::new();
-                while let Some(k) = m.next_key::<Key>()? {
-                    match k {
-                        Key::UnknownRank => unknown_rank = m.next_value::<BoolText>()?.0,
-                        Key::Dim => dims = m.next_value::<Vec<DimText>>()?,
-                        _ => {
-                            m.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                if unknown_rank {
-                    return Ok(ShapeText(None));
-                }
-                let dims: Vec<i64> = dims.into_iter().map(|d| d.0).collect();
-                if dims.iter().any(|&d| d < -1) {
-                    return Err(give_up());
-                }
-                Ok(ShapeText(Some(dims)))
-            }
+object!(
+    ShapeText,
+    "a shape",
+    (bool, Vec<DimText>),
+    |st, k, m| {
+        match k {
+            Key::UnknownRank => st.0 = m.next_value::<BoolText>()?.0,
+            Key::Dim => st.1 = m.next_value()?,
+            _ => skip(&mut m)?,
         }
-        d.deserialize_map(V)
+    },
+    |st| {
+        let (unknown_rank, dims) = st;
+        match dims.iter().find(|d| d.0 < -1) {
+            _ if unknown_rank => Ok(ShapeText(None)),
+            Some(d) => Err(format!("shape has invalid dimension {}", d.0)),
+            None => Ok(ShapeText(Some(dims.into_iter().map(|d| d.0).collect()))),
+        }
     }
-}
+);
 
 /// `{"size": "3"}`; a missing size is 0, as in the proto.
 struct DimText(i64);
 
-impl<'de> Deserialize<'de> for DimText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<DimText, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = DimText;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a dim")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> std::result::Result<DimText, A::Error> {
-                let mut size = 0;
-                while let Some(k) = m.next_key::<Key>()? {
-                    match k {
-                        Key::Size => size = m.next_value::<I64Text>()?.0,
-                        _ => {
-                            m.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(DimText(size))
-            }
+object!(
+    DimText,
+    "a dim",
+    i64,
+    |st, k, m| {
+        match k {
+            Key::Size => st = m.next_value::<I64Text>()?.0,
+            _ => skip(&mut m)?,
         }
-        d.deserialize_map(V)
-    }
-}
+    },
+    |st| Ok::<_, String>(DimText(st))
+);
 
 /// A JSON array of `W`s as a `Vec<T>`.
 struct ListOf<W, T>(Vec<T>, std::marker::PhantomData<W>);
@@ -280,218 +314,368 @@ macro_rules! inner {
 inner!(TypeText => DType, I64Text => i64, F32Text => f32, BoolText => bool,
         B64Text => Vec<u8>, ShapeText => ShapeAttr);
 
-/// `{"list": {...}}`: the first present kind in `from_json`'s order; no kind is an empty int list.
+fn list<'de, A: MapAccess<'de>, W: Deserialize<'de> + Inner<T>, T>(
+    m: &mut A,
+) -> std::result::Result<Option<Vec<T>>, A::Error> {
+    Ok(Some(m.next_value::<ListOf<W, T>>()?.0))
+}
+
+/// `{"list": {...}}`: the first present kind in the order below; no kind is an empty int list.
 struct ListText(AttrValue);
 
-impl<'de> Deserialize<'de> for ListText {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<ListText, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ListText;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list attr")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> std::result::Result<ListText, A::Error> {
-                let (mut i, mut f, mut b, mut s, mut t, mut sh) =
-                    (None, None, None, None, None, None);
-                while let Some(k) = m.next_key::<Key>()? {
-                    match k {
-                        Key::I => i = Some(m.next_value::<ListOf<I64Text, i64>>()?.0),
-                        Key::F => f = Some(m.next_value::<ListOf<F32Text, f32>>()?.0),
-                        Key::B => b = Some(m.next_value::<ListOf<BoolText, bool>>()?.0),
-                        Key::S => s = Some(m.next_value::<ListOf<B64Text, Vec<u8>>>()?.0),
-                        Key::Type => t = Some(m.next_value::<ListOf<TypeText, DType>>()?.0),
-                        Key::Shape => sh = Some(m.next_value::<ListOf<ShapeText, ShapeAttr>>()?.0),
-                        _ => {
-                            m.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(ListText(if let Some(v) = i {
-                    AttrValue::ListInt(v)
-                } else if let Some(v) = f {
-                    AttrValue::ListFloat(v)
-                } else if let Some(v) = b {
-                    AttrValue::ListBool(v)
-                } else if let Some(v) = s {
-                    AttrValue::ListStr(v)
-                } else if let Some(v) = t {
-                    AttrValue::ListType(v)
-                } else if let Some(v) = sh {
-                    AttrValue::ListShape(v)
-                } else {
-                    AttrValue::ListInt(Vec::new())
-                }))
-            }
-        }
-        d.deserialize_map(V)
-    }
+#[derive(Default)]
+struct ListState {
+    i: Option<Vec<i64>>,
+    f: Option<Vec<f32>>,
+    b: Option<Vec<bool>>,
+    s: Option<Vec<Vec<u8>>>,
+    t: Option<Vec<DType>>,
+    sh: Option<Vec<ShapeAttr>>,
 }
 
-/// A whole attr value. Tensors and funcs (rare: inline constants) give up to the `Value` path.
-struct Fast(AttrValue);
-
-impl<'de> Deserialize<'de> for Fast {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Fast, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Fast;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an attr value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Fast, A::Error> {
-                let (mut ty, mut i, mut f, mut b, mut s, mut shape, mut list) =
-                    (None, None, None, None, None, None, None);
-                let mut slow = false;
-                // Duplicate keys: the last wins, as in a `Value` map.
-                while let Some(k) = m.next_key::<Key>()? {
-                    match k {
-                        Key::Type => ty = Some(m.next_value::<TypeText>()?.0),
-                        Key::I => i = Some(m.next_value::<I64Text>()?.0),
-                        Key::F => f = Some(m.next_value::<F32Text>()?.0),
-                        Key::B => b = Some(m.next_value::<BoolText>()?.0),
-                        Key::S => s = Some(m.next_value::<B64Text>()?.0),
-                        Key::Shape => shape = Some(m.next_value::<ShapeText>()?.0),
-                        Key::List => list = Some(m.next_value::<ListText>()?.0),
-                        Key::Tensor | Key::Func => {
-                            m.next_value::<IgnoredAny>()?;
-                            slow = true;
-                        }
-                        _ => {
-                            m.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                // `from_json`'s order of precedence.
-                Ok(Fast(if let Some(v) = ty {
-                    AttrValue::Type(v)
-                } else if let Some(v) = i {
-                    AttrValue::Int(v)
-                } else if let Some(v) = f {
-                    AttrValue::Float(v)
-                } else if let Some(v) = b {
-                    AttrValue::Bool(v)
-                } else if let Some(v) = s {
-                    AttrValue::Str(v)
-                } else if let Some(v) = shape {
-                    AttrValue::Shape(v)
-                } else if slow {
-                    return Err(give_up());
-                } else if let Some(v) = list {
-                    v
-                } else {
-                    return Err(give_up());
-                }))
-            }
+object!(
+    ListText,
+    "a list attr",
+    ListState,
+    |st, k, m| {
+        match k {
+            Key::I => st.i = list::<_, I64Text, _>(&mut m)?,
+            Key::F => st.f = list::<_, F32Text, _>(&mut m)?,
+            Key::B => st.b = list::<_, BoolText, _>(&mut m)?,
+            Key::S => st.s = list::<_, B64Text, _>(&mut m)?,
+            Key::Type => st.t = list::<_, TypeText, _>(&mut m)?,
+            Key::Shape => st.sh = list::<_, ShapeText, _>(&mut m)?,
+            _ => skip(&mut m)?,
         }
-        d.deserialize_map(V)
-    }
+    },
+    |st| Ok::<_, String>(ListText(if let Some(v) = st.i {
+        AttrValue::ListInt(v)
+    } else if let Some(v) = st.f {
+        AttrValue::ListFloat(v)
+    } else if let Some(v) = st.b {
+        AttrValue::ListBool(v)
+    } else if let Some(v) = st.s {
+        AttrValue::ListStr(v)
+    } else if let Some(v) = st.t {
+        AttrValue::ListType(v)
+    } else if let Some(v) = st.sh {
+        AttrValue::ListShape(v)
+    } else {
+        AttrValue::ListInt(Vec::new())
+    }))
+);
+
+/// `{"name": "f"}`; a missing name is empty.
+struct FuncText(String);
+
+object!(
+    FuncText,
+    "a function",
+    String,
+    |st, k, m| {
+        match k {
+            Key::Name => st = m.next_value::<StrText>()?.0,
+            _ => skip(&mut m)?,
+        }
+    },
+    |st| Ok::<_, String>(FuncText(st))
+);
+
+/// A TensorProto: `dtype`, `tensorShape`, and values in `tensorContent` (base64, little endian) or
+/// a typed `*Val` list (a single value broadcasts, as in TF).
+struct TensorText(Tensor);
+
+#[derive(Default)]
+struct TensorState {
+    dtype: Option<DType>,
+    shape: ShapeAttr,
+    content: Option<Vec<u8>>,
+    floats: Vec<f32>,
+    ints: Vec<i64>,
+    int64s: Vec<i64>,
+    bools: Vec<bool>,
 }
+
+object!(
+    TensorText,
+    "a tensor",
+    TensorState,
+    |st, k, m| {
+        match k {
+            Key::Dtype => st.dtype = Some(m.next_value::<TypeText>()?.0),
+            Key::TensorShape => st.shape = m.next_value::<ShapeText>()?.0,
+            Key::TensorContent => st.content = Some(m.next_value::<B64Text>()?.0),
+            Key::FloatVal => st.floats = m.next_value::<ListOf<F32Text, f32>>()?.0,
+            Key::IntVal => st.ints = m.next_value::<ListOf<I64Text, i64>>()?.0,
+            Key::Int64Val => st.int64s = m.next_value::<ListOf<I64Text, i64>>()?.0,
+            Key::BoolVal => st.bools = m.next_value::<ListOf<BoolText, bool>>()?.0,
+            _ => skip(&mut m)?,
+        }
+    },
+    |st| tensor_from_proto(st).map(TensorText).map_err(|e| e.message)
+);
+
+fn tensor_from_proto(st: TensorState) -> Result<Tensor> {
+    let dtype = st
+        .dtype
+        .ok_or_else(|| invalid_argument("tensor attr has no dtype"))?;
+    let shape = Shape::from_i64(&st.shape.unwrap_or_default())?;
+    let n = shape.num_elements();
+    if let Some(bytes) = st.content {
+        let data = crate::model::weights::decode_le(dtype, &bytes, n)?;
+        return Tensor::new(shape, data);
+    }
+    fn fill<T: Element>(vals: Vec<T>, n: usize) -> Result<Vec<T>> {
+        match vals.len() {
+            len if len == n => Ok(vals),
+            0 => crate::tensor::try_alloc(n),
+            1 => {
+                let mut out = crate::tensor::try_with_capacity(n)?;
+                out.resize(n, vals[0]);
+                Ok(out)
+            }
+            len => Err(invalid_argument(format!(
+                "tensor attr has {len} values for {n} elements"
+            ))),
+        }
+    }
+    let data = match dtype {
+        DType::Float32 => Data::F32(fill(st.floats, n)?),
+        // TF's intVal holds int32s; wider values wrap, as a proto int32 field would.
+        DType::Int32 => Data::I32(fill(st.ints.into_iter().map(|i| i as i32).collect(), n)?),
+        DType::Int64 => Data::I64(fill(st.int64s, n)?),
+        DType::Bool => Data::Bool(fill(st.bools, n)?),
+        DType::Resource => return Err(invalid_argument("a tensor attr cannot hold a resource")),
+    };
+    Tensor::new(shape, data)
+}
+
+/// A whole attr value.
+struct AttrText(AttrValue);
+
+#[derive(Default)]
+struct AttrState {
+    ty: Option<DType>,
+    i: Option<i64>,
+    f: Option<f32>,
+    b: Option<bool>,
+    s: Option<Vec<u8>>,
+    shape: Option<ShapeAttr>,
+    tensor: Option<Tensor>,
+    func: Option<String>,
+    list: Option<AttrValue>,
+}
+
+// Duplicate keys: the last wins.
+object!(
+    AttrText,
+    "an attr value object",
+    AttrState,
+    |st, k, m| {
+        match k {
+            Key::Type => st.ty = Some(m.next_value::<TypeText>()?.0),
+            Key::I => st.i = Some(m.next_value::<I64Text>()?.0),
+            Key::F => st.f = Some(m.next_value::<F32Text>()?.0),
+            Key::B => st.b = Some(m.next_value::<BoolText>()?.0),
+            Key::S => st.s = Some(m.next_value::<B64Text>()?.0),
+            Key::Shape => st.shape = Some(m.next_value::<ShapeText>()?.0),
+            Key::Tensor => st.tensor = Some(m.next_value::<TensorText>()?.0),
+            Key::Func => st.func = Some(m.next_value::<FuncText>()?.0),
+            Key::List => st.list = Some(m.next_value::<ListText>()?.0),
+            _ => skip(&mut m)?,
+        }
+    },
+    |st| {
+        let v = st
+            .ty
+            .map(AttrValue::Type)
+            .or(st.i.map(AttrValue::Int))
+            .or(st.f.map(AttrValue::Float))
+            .or(st.b.map(AttrValue::Bool))
+            .or(st.s.map(AttrValue::Str))
+            .or(st.shape.map(AttrValue::Shape))
+            .or(st.tensor.map(AttrValue::Tensor))
+            .or(st.func.map(AttrValue::Func))
+            .or(st.list);
+        v.map(AttrText)
+            .ok_or("no known kind (type, i, f, b, s, shape, tensor, func or list)")
+    }
+);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn same(text: &str) {
-        let v: Value = serde_json::from_str(text).unwrap();
-        let slow = AttrValue::from_json(&v);
-        let fast = from_text(text);
-        match (slow, fast) {
-            (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
-            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
-            (a, b) => panic!("{text}: {a:?} vs {b:?}"),
-        }
+    fn ok(text: &str) -> AttrValue {
+        from_text(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    /// Fails with InvalidArgument, and the message mentions `what`.
+    fn fails(text: &str, what: &str) {
+        let e = from_text(text).expect_err(text);
+        assert_eq!(e.code, crate::status::Code::InvalidArgument, "{text}");
+        assert!(e.message.contains(what), "{text}: {}", e.message);
     }
 
     #[test]
-    fn agrees_with_the_value_path() {
-        for t in [
-            r#"{"type":"DT_FLOAT"}"#,
-            r#"{"type":"DT_HALF"}"#,
-            r#"{"i":"3"}"#,
-            r#"{"i":-7}"#,
-            r#"{"i":18446744073709551615}"#,
-            r#"{"i":"x"}"#,
-            r#"{"i":1.5}"#,
-            r#"{"f":0.1}"#,
-            r#"{"f":3}"#,
-            r#"{"f":"NaN"}"#,
-            r#"{"f":"-Infinity"}"#,
-            r#"{"f":"1e3"}"#,
-            r#"{"b":true}"#,
-            r#"{"b":"yes"}"#,
-            r#"{"s":"TkhXQw=="}"#,
-            r#"{"s":"!!"}"#,
-            r#"{"shape":{"dim":[{"size":"-1"},{"size":"3"},{}]}}"#,
-            r#"{"shape":{"unknownRank":true,"dim":5}}"#,
-            r#"{"shape":{"dim":[{"size":"-2"}]}}"#,
-            r#"{"shape":{}}"#,
-            r#"{"shape":7}"#,
-            r#"{"list":{}}"#,
-            r#"{"list":{"i":["1","2"],"f":[1.0]}}"#,
-            r#"{"list":{"i":"notalist","f":[1.0]}}"#,
-            r#"{"list":{"s":["U0FNRQ==","VkFMSUQ="]}}"#,
-            r#"{"list":{"type":["DT_FLOAT","DT_INT32"]}}"#,
-            r#"{"list":{"shape":[{"dim":[{"size":"2"}]},{"unknownRank":true}]}}"#,
-            r#"{"list":{"b":[true,false]}}"#,
-            r#"{"list":{"func":[]}}"#,
-            r#"{"list":5}"#,
-            r#"{"type":"DT_INT32","i":"x"}"#,
-            r#"{"i":"1","i":"2"}"#,
-            r#"{"t\u0079pe":"DT_BOOL"}"#,
-            r#"{"func":{"name":"f"}}"#,
+    fn scalars() {
+        use AttrValue::*;
+        assert_eq!(ok(r#"{"type":"DT_FLOAT"}"#), Type(DType::Float32));
+        assert_eq!(ok(r#"{"i":"3"}"#), Int(3));
+        assert_eq!(ok(r#"{"i":-7}"#), Int(-7));
+        assert_eq!(ok(r#"{"f":0.1}"#), Float(0.1));
+        assert_eq!(ok(r#"{"f":3}"#), Float(3.0));
+        assert_eq!(ok(r#"{"f":"1e3"}"#), Float(1000.0));
+        assert_eq!(ok(r#"{"f":"-Infinity"}"#), Float(f32::NEG_INFINITY));
+        assert!(matches!(ok(r#"{"f":"NaN"}"#), Float(f) if f.is_nan()));
+        assert_eq!(ok(r#"{"b":true}"#), Bool(true));
+        assert_eq!(ok(r#"{"s":"TkhXQw=="}"#), Str(b"NHWC".to_vec()));
+        assert_eq!(ok(r#"{"func":{"name":"f"}}"#), Func("f".into()));
+        assert_eq!(ok(r#"{"func":{}}"#), Func(String::new()));
+        // Escaped keys are still keys; the last of duplicate keys wins; kinds have an order.
+        assert_eq!(ok(r#"{"t\u0079pe":"DT_BOOL"}"#), Type(DType::Bool));
+        assert_eq!(ok(r#"{"i":"1","i":"2"}"#), Int(2));
+        assert_eq!(ok(r#"{"other":1,"b":false,"i":"4"}"#), Int(4));
+    }
+
+    #[test]
+    fn shapes_and_lists() {
+        use AttrValue::*;
+        let shape = |t: &str| match ok(t) {
+            Shape(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            shape(r#"{"shape":{"dim":[{"size":"-1"},{"size":"3"},{}]}}"#),
+            Some(vec![-1, 3, 0])
+        );
+        assert_eq!(shape(r#"{"shape":{"unknownRank":true,"dim":[]}}"#), None);
+        assert_eq!(shape(r#"{"shape":{}}"#), Some(vec![]));
+        assert_eq!(ok(r#"{"list":{}}"#), ListInt(vec![]));
+        assert_eq!(
+            ok(r#"{"list":{"i":["1","2"],"f":[1.0]}}"#),
+            ListInt(vec![1, 2])
+        );
+        assert_eq!(ok(r#"{"list":{"f":[1.5]}}"#), ListFloat(vec![1.5]));
+        assert_eq!(
+            ok(r#"{"list":{"b":[true,false]}}"#),
+            ListBool(vec![true, false])
+        );
+        assert_eq!(
+            ok(r#"{"list":{"s":["U0FNRQ==","VkFMSUQ="]}}"#),
+            ListStr(vec![b"SAME".to_vec(), b"VALID".to_vec()])
+        );
+        assert_eq!(
+            ok(r#"{"list":{"type":["DT_FLOAT","DT_INT32"]}}"#),
+            ListType(vec![DType::Float32, DType::Int32])
+        );
+        assert_eq!(
+            ok(r#"{"list":{"shape":[{"dim":[{"size":"2"}]},{"unknownRank":true}]}}"#),
+            ListShape(vec![Some(vec![2]), None])
+        );
+        assert_eq!(ok(r#"{"list":{"func":[]}}"#), ListInt(vec![]));
+        assert_eq!(
+            shape_from_text(r#"{"dim":[{"size":"-1"},{"size":"32"}]}"#).unwrap(),
+            Some(vec![-1, 32])
+        );
+        assert_eq!(shape_from_text(r#"{"unknownRank":true}"#).unwrap(), None);
+        assert!(shape_from_text(r#"{"dim":[{"size":"-5"}]}"#).is_err());
+        assert!(shape_from_text(r#"{"dim":"x"}"#).is_err());
+        assert!(shape_from_text("7").is_err());
+    }
+
+    #[test]
+    fn tensors() {
+        let t = |text: &str| match ok(text) {
+            AttrValue::Tensor(t) => t,
+            other => panic!("{other:?}"),
+        };
+        // A single value broadcasts; no values are zeros.
+        let a = t(
             r#"{"tensor":{"dtype":"DT_INT32","tensorShape":{"dim":[{"size":"2"}]},"intVal":[3]}}"#,
-            r#"{"tensor":{"dtype":"DT_INT32"},"type":"DT_FLOAT"}"#,
-            r#"{"other":1}"#,
-            r#"{}"#,
-            r#"[1]"#,
-            r#""DT_FLOAT""#,
-            r#"null"#,
-        ] {
-            same(t);
-        }
+        );
+        assert_eq!(
+            (a.dims(), a.as_slice::<i32>().unwrap()),
+            (&[2usize][..], &[3, 3][..])
+        );
+        let b = t(
+            r#"{"tensor":{"dtype":"DT_FLOAT","tensorShape":{"dim":[{"size":"2"}]},"floatVal":[1.5,"NaN"]}}"#,
+        );
+        assert_eq!(b.f32s().unwrap()[0], 1.5);
+        assert!(b.f32s().unwrap()[1].is_nan());
+        let c = t(r#"{"tensor":{"dtype":"DT_INT64","tensorShape":{"dim":[{"size":"3"}]}}}"#);
+        assert_eq!(c.to_i64_vec().unwrap(), vec![0, 0, 0]);
+        // 2 little-endian int32s, base64.
+        let d = t(
+            r#"{"tensor":{"dtype":"DT_INT32","tensorShape":{"dim":[{"size":"2"}]},"tensorContent":"AQAAAP////8="}}"#,
+        );
+        assert_eq!(d.as_slice::<i32>().unwrap(), &[1, -1]);
+        let e = t(r#"{"tensor":{"dtype":"DT_BOOL","boolVal":[true]}}"#);
+        assert_eq!(
+            (e.dims(), e.as_slice::<bool>().unwrap()),
+            (&[][..], &[true][..])
+        );
+        // `type` comes before `tensor`.
+        assert_eq!(
+            ok(r#"{"tensor":{"dtype":"DT_INT32"},"type":"DT_FLOAT"}"#),
+            AttrValue::Type(DType::Float32)
+        );
     }
 
     #[test]
-    fn shapes_agree_with_the_value_path() {
-        for t in [
-            r#"{"dim":[{"size":"-1"},{"size":"32"}]}"#,
-            r#"{"unknownRank":true}"#,
-            r#"{}"#,
-            r#"{"dim":[{"size":"-5"}]}"#,
-            r#"{"dim":"x"}"#,
-            r#"7"#,
-        ] {
-            let v: Value = serde_json::from_str(t).unwrap();
-            let slow = crate::ops::attr::parse_shape(&v).map_err(|e| e.to_string());
-            assert_eq!(shape_from_text(t).map_err(|e| e.to_string()), slow, "{t}");
-        }
+    fn malformed_values_say_what_is_wrong() {
+        fails(r#"{"type":"DT_HALF"}"#, "unsupported dtype 'DT_HALF'");
+        fails(r#"{"i":"x"}"#, "'x' is not a valid int64");
+        fails(r#"{"i":18446744073709551615}"#, "not a valid int64");
+        fails(r#"{"i":1.5}"#, "expected an int64");
+        fails(r#"{"f":"fast"}"#, "'fast' is not a valid float");
+        fails(r#"{"b":"yes"}"#, "expected a bool");
+        fails(r#"{"s":"!!"}"#, "not valid base64");
+        fails(
+            r#"{"shape":{"dim":[{"size":"-2"}]}}"#,
+            "invalid dimension -2",
+        );
+        fails(r#"{"shape":7}"#, "expected a shape");
+        fails(r#"{"list":{"i":"notalist"}}"#, "expected a list");
+        fails(r#"{"list":5}"#, "expected a list attr");
+        fails(r#"{"tensor":{"tensorShape":{}}}"#, "no dtype");
+        fails(
+            r#"{"tensor":{"dtype":"DT_INT32","tensorShape":{"dim":[{"size":"3"}]},"intVal":[1,2]}}"#,
+            "2 values for 3 elements",
+        );
+        fails(
+            r#"{"tensor":{"dtype":"DT_INT32","tensorContent":"AQAAAAEAAAA="}}"#,
+            "8 bytes given for 1",
+        );
+        fails(
+            r#"{"tensor":{"dtype":"DT_RESOURCE"}}"#,
+            "cannot hold a resource",
+        );
+        fails(r#"{"other":1}"#, "no known kind");
+        fails(r#"{}"#, "no known kind");
+        fails(r#"[1]"#, "expected an attr value object");
+        fails(r#""DT_FLOAT""#, "expected an attr value object");
+        fails("null", "expected an attr value object");
+        fails("{\"i\":", "EOF");
     }
 
     #[test]
-    fn agrees_on_every_fixture_attr() {
+    fn parses_every_fixture_attr() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/models");
-        let mut seen = 0;
+        let (mut seen, mut tensors) = (0, 0);
         for dir in std::fs::read_dir(root).unwrap().flatten() {
             let Ok(text) = std::fs::read_to_string(dir.path().join("model.json")) else {
                 continue;
             };
-            let m: Value = serde_json::from_str(&text).unwrap();
+            let m: serde_json::Value = serde_json::from_str(&text).unwrap();
             for n in m["modelTopology"]["node"].as_array().unwrap() {
                 for v in n["attr"].as_object().into_iter().flat_map(|a| a.values()) {
-                    let text = v.to_string();
-                    same(&text);
-                    // Only tensors and funcs should need the slow path.
-                    if v.get("tensor").is_none() && v.get("func").is_none() {
-                        assert!(serde_json::from_str::<Fast>(&text).is_ok(), "{text}");
-                    }
+                    let parsed = ok(&v.to_string());
+                    tensors += matches!(parsed, AttrValue::Tensor(_)) as usize;
                     seen += 1;
                 }
             }
         }
-        assert!(seen > 100, "only {seen} attrs");
+        assert!(seen > 100 && tensors > 0, "{seen} attrs, {tensors} tensors");
     }
 }

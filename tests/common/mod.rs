@@ -42,7 +42,8 @@ pub fn run_op_case(ctx: &mut EagerContext, case: &Value) -> Result<(), String> {
                 .map(|(k, v)| {
                     (
                         k.clone(),
-                        AttrValue::from_json(v).expect("fixture attr parses"),
+                        eager_wasm::ops::attr_text::from_text(&v.to_string())
+                            .expect("fixture attr parses"),
                     )
                 })
                 .collect()
