@@ -722,6 +722,15 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
     if t.dtype() == dst {
         return Ok(t.clone());
     }
+    // The common conversions inline their loop (so it vectorizes); the rest share one loop per
+    // type pair through a function pointer.
+    match (t.dtype(), dst) {
+        (DType::Int32, DType::Float32) => return unary_map(t, |v: i32| v as f32),
+        (DType::Float32, DType::Int32) => return unary_map(t, |v: f32| v as i32),
+        (DType::Bool, DType::Float32) => return unary_map(t, |v: bool| v as u8 as f32),
+        (DType::Float32, DType::Bool) => return unary_map(t, |v: f32| v != 0.0),
+        _ => {}
+    }
     crate::with_dtype!(t.dtype(), S, {
         match dst {
             DType::Float32 => unary_map_fn(t, S::to_f32),

@@ -229,6 +229,36 @@ impl ReducePlan {
     }
 }
 
+/// The larger of two floats, NaN if either is (TF's Max propagates NaN).
+#[inline(always)]
+fn max_nan(p: f32, q: f32) -> f32 {
+    if p.is_nan() || q > p || q.is_nan() {
+        q
+    } else {
+        p
+    }
+}
+
+/// The smaller of two floats, NaN if either is.
+#[inline(always)]
+fn min_nan(p: f32, q: f32) -> f32 {
+    if p.is_nan() || q < p || q.is_nan() {
+        q
+    } else {
+        p
+    }
+}
+
+/// Max of a row (-inf if empty), NaN if it holds one; vectorized.
+pub(crate) fn max_f32(row: &[f32]) -> f32 {
+    fold_lanes(row, f32::NEG_INFINITY, &max_nan)
+}
+
+/// Min of a row (+inf if empty), NaN if it holds one; vectorized.
+pub(crate) fn min_f32(row: &[f32]) -> f32 {
+    fold_lanes(row, f32::INFINITY, &min_nan)
+}
+
 /// A fold over eight interleaved accumulators: lets the compiler vectorize the loop and, for
 /// float sums, keeps rounding error lower than one running sum.
 fn fold_lanes<T: Copy>(s: &[T], init: T, f: &impl Fn(T, T) -> T) -> T {
@@ -378,19 +408,7 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
 /// Max/Min propagate NaN, as TF's reducers do.
 fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
-        DType::Float32 => reduce_with(
-            a,
-            inputs,
-            f32::NEG_INFINITY,
-            |p: f32, q: f32| {
-                if p.is_nan() || q > p || q.is_nan() {
-                    q
-                } else {
-                    p
-                }
-            },
-            None,
-        ),
+        DType::Float32 => reduce_with(a, inputs, f32::NEG_INFINITY, max_nan, None),
         DType::Int32 => reduce_fn(a, inputs, i32::MIN, i32::max, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MIN, i64::max, None),
         d => Err(unsupported(d)),
@@ -399,19 +417,7 @@ fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
 
 fn min(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
-        DType::Float32 => reduce_with(
-            a,
-            inputs,
-            f32::INFINITY,
-            |p: f32, q: f32| {
-                if p.is_nan() || q < p || q.is_nan() {
-                    q
-                } else {
-                    p
-                }
-            },
-            None,
-        ),
+        DType::Float32 => reduce_with(a, inputs, f32::INFINITY, min_nan, None),
         DType::Int32 => reduce_fn(a, inputs, i32::MAX, i32::min, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MAX, i64::min, None),
         d => Err(unsupported(d)),
@@ -503,6 +509,22 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
     let inner: usize = dims[axis + 1..].iter().product();
     let reduce = dims[axis];
     let idx = match x.dtype() {
+        // Along the last axis (the common case: class scores), a vectorized max or min, then the
+        // first element equal to it, or the first NaN if the row has one (NaN counts as the
+        // extreme value): both fast, where a compare-and-branch per element is not.
+        DType::Float32 if inner == 1 => {
+            let mut idx = try_with_capacity::<i64>(outer)?;
+            for row in x.f32s()?.chunks_exact(reduce) {
+                let m = if is_max { max_f32(row) } else { min_f32(row) };
+                let at = if m.is_nan() {
+                    row.iter().position(|v| v.is_nan())
+                } else {
+                    row.iter().position(|&v| v == m)
+                };
+                idx.push(at.unwrap_or(0) as i64);
+            }
+            idx
+        }
         // NaN counts as the extreme value, so the first NaN wins.
         DType::Float32 => {
             let better = if is_max {
@@ -645,6 +667,32 @@ mod tests {
         assert!(reduce_axes(&t, 3).is_err());
         assert!(reduce_axes(&Tensor::scalar(3i64), 3).is_err());
         assert_eq!(reduce_axes(&Tensor::scalar(-1i64), 3).unwrap(), vec![2]);
+    }
+
+    #[test]
+    fn last_axis_arg_extremes_take_the_first_tie_or_nan() {
+        let run = |op: &str, row: &[f32]| {
+            let x = Tensor::from_slice(&[2, row.len()], &[row, row].concat()).unwrap();
+            let mut ctx = crate::EagerContext::default();
+            let no_attrs: Vec<(&str, crate::ops::AttrValue)> = vec![];
+            let out = ctx
+                .execute(op, &[x, Tensor::scalar(1i32)], no_attrs)
+                .unwrap();
+            out[0].as_slice::<i64>().unwrap().to_vec()
+        };
+        // 19 elements: two 8-lane chunks and a tail; ties at 3, 12 and 17.
+        let mut row: Vec<f32> = (0..19).map(|i| (i % 5) as f32 * 0.5).collect();
+        row[3] = 9.0;
+        row[12] = 9.0;
+        row[17] = 9.0;
+        row[6] = -4.0;
+        row[16] = -4.0;
+        assert_eq!(run("ArgMax", &row), vec![3, 3]);
+        assert_eq!(run("ArgMin", &row), vec![6, 6]);
+        row[14] = f32::NAN;
+        row[18] = f32::NAN;
+        assert_eq!(run("ArgMax", &row), vec![14, 14]);
+        assert_eq!(run("ArgMin", &row), vec![14, 14]);
     }
 
     #[test]

@@ -283,13 +283,12 @@ pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
     let depth = t.dims()[t.rank() - 1];
     if depth > 0 {
         for row in out.chunks_exact_mut(depth) {
-            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            row.iter_mut().for_each(|v| *v -= max);
+            let max = crate::kernels::reduce::max_f32(row);
             if log {
-                let ls = lane_sum(row, vmath::exp).ln();
-                row.iter_mut().for_each(|v| *v -= ls);
+                let ls = lane_sum(row, |v| vmath::exp(v - max)).ln();
+                row.iter_mut().for_each(|v| *v = *v - max - ls);
             } else {
-                row.iter_mut().for_each(|v| *v = vmath::exp(*v));
+                row.iter_mut().for_each(|v| *v = vmath::exp(*v - max));
                 let sum = lane_sum(row, |v| v);
                 row.iter_mut().for_each(|v| *v /= sum);
             }
