@@ -365,6 +365,70 @@ function makeCases(R, data) {
     });
   }
 
+  // ---- 4b. other common ops (no target). ORT is not measured: it runs graphs, not single ops, and
+  // each would need an ONNX model of its own.
+  const L = () => data.cached('L256x1000', () => randomFloats(256 * 1000, 53));
+  const Li = () => data.cached('Li256x1000', () => Int32Array.from(L(), (v) => Math.round(v * 1000)));
+  const X56 = () => data.cached('depthwiseX', () => randomFloats(56 * 56 * 128, 31 + 128));
+  const opCases = [
+    {
+      id: 'maxpool',
+      label: 'maxpool 3x3 stride 2 SAME [1,56,56,128]',
+      input: () => [X56(), [1, 56, 56, 128], 'float32'],
+      eager: (ctx, x) => ctx.execute('MaxPool', [x], { ksize: [1, 3, 3, 1], strides: [1, 2, 2, 1], padding: 'SAME' })[0],
+      tfjs: (tf, x) => tf.maxPool(x, 3, 2, 'same'),
+    },
+    {
+      id: 'softmax',
+      label: 'softmax [256,1000]',
+      input: () => [L(), [256, 1000], 'float32'],
+      eager: (ctx, x) => ctx.execute('Softmax', [x])[0],
+      tfjs: (tf, x) => tf.softmax(x),
+    },
+    {
+      id: 'argmax',
+      label: 'argmax [256,1000] over the last axis',
+      input: () => [L(), [256, 1000], 'float32'],
+      eager: (ctx, x) => {
+        const axis = ctx.tensor(new Int32Array([1]), []);
+        const [y] = ctx.execute('ArgMax', [x, axis], { output_type: 'int32' });
+        axis.dispose();
+        return y;
+      },
+      tfjs: (tf, x) => tf.argMax(x, 1),
+    },
+    {
+      id: 'cast',
+      label: 'cast int32 -> float32 [256,1000]',
+      input: () => [Li(), [256, 1000], 'int32'],
+      eager: (ctx, x) => ctx.execute('Cast', [x], { DstT: 'float32' })[0],
+      tfjs: (tf, x) => tf.cast(x, 'float32'),
+    },
+  ];
+  for (const oc of opCases) {
+    const read = (y) => {
+      const v = y.dataSync();
+      y.dispose();
+      return v;
+    };
+    cases.push({
+      id: oc.id,
+      label: oc.label,
+      unit: 'us',
+      eager: (E) => {
+        const [values, shape] = oc.input();
+        const x = E.ctx.tensor(values, shape);
+        return { step: () => read(oc.eager(E.ctx, x)), dispose: () => x.dispose() };
+      },
+      tfjs: (T) => {
+        const [values, shape, dtype] = oc.input();
+        const x = T.tf.tensor(values, shape, dtype);
+        return { step: () => read(oc.tfjs(T.tf, x)), dispose: () => x.dispose() };
+      },
+      ort: () => na('single op (ORT runs graphs; not measured)'),
+    });
+  }
+
   // ---- 5. sample models
   for (const name of ['mlp', 'mobilenet']) {
     const dir = `tests/fixtures/models/${name}`;
