@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// Where the bytes of the shipped .wasm go: code size per module (eager-wasm's own modules, kernels
+// by family; dependencies by crate), raw and gzipped, plus the data segments.
+//
+//   npm run build && npm run size        (or: node scripts/wasm-size.mjs [cargo's eager_wasm.wasm])
+//
+// It runs the build's wasm-bindgen and `wasm-opt -O3` again on cargo's output (the plain SIMD128
+// build), keeping the function names (-g), so the functions are the shipped ones. Each group is
+// gzipped on its own, so the column sums to a little more than the whole file gzipped.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const input = process.argv[2] ?? join(root, 'target/wasm32-unknown-unknown/release/eager_wasm.wasm');
+const dir = mkdtempSync(join(tmpdir(), 'wasm-size-'));
+const named = join(dir, 'named.wasm');
+const wasmBindgen = [join(homedir(), '.cargo/bin/wasm-bindgen')].find(existsSync) ?? 'wasm-bindgen';
+execFileSync(wasmBindgen, ['--target', 'web', '--out-dir', dir, '--out-name', 'eager_wasm', input], { stdio: 'inherit' });
+const features = ['simd', 'bulk-memory', 'sign-ext', 'mutable-globals', 'nontrapping-float-to-int', 'reference-types', 'multivalue'];
+execFileSync(join(root, 'node_modules/.bin/wasm-opt'), ['-O3', '-g', ...features.map((f) => `--enable-${f}`), join(dir, 'eager_wasm_bg.wasm'), '-o', named], { stdio: 'inherit' });
+const b = readFileSync(named);
+rmSync(dir, { recursive: true, force: true });
+
+let pos = 8;
+const leb = () => {
+  let r = 0, s = 0, x;
+  do { x = b[pos++]; r += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80);
+  return r;
+};
+const name = () => { const n = leb(); const s = b.subarray(pos, pos + n).toString('utf8'); pos += n; return s; };
+const bodies = [];
+const names = new Map();
+let imported = 0;
+let data = Buffer.alloc(0);
+while (pos < b.length) {
+  const id = b[pos++];
+  const size = leb();
+  const end = pos + size;
+  if (id === 2) {
+    for (let n = leb(); n > 0; n--) {
+      name(); name();
+      const kind = b[pos++];
+      if (kind === 0) { leb(); imported++; }
+      else if (kind === 1) { pos++; const flags = leb(); leb(); if (flags & 1) leb(); }
+      else if (kind === 2) { const flags = leb(); leb(); if (flags & 1) leb(); }
+      else if (kind === 3) pos += 2;
+      else leb(); // tag
+    }
+  } else if (id === 10) {
+    for (let n = leb(); n > 0; n--) { const len = leb(); bodies.push(b.subarray(pos, pos + len)); pos += len; }
+  } else if (id === 11) {
+    data = b.subarray(pos, end);
+  } else if (id === 0 && name() === 'name') {
+    while (pos < end) {
+      const sub = b[pos++];
+      const subEnd = leb() + pos;
+      if (sub === 1) for (let n = leb(); n > 0; n--) { const idx = leb(); names.set(idx, name()); }
+      pos = subEnd;
+    }
+  }
+  pos = end;
+}
+
+// eager_wasm::kernels::nn::gemm::.. -> "kernels::nn"; eager_wasm::model::.. -> "model";
+// <serde_json::..> -> "serde (derive, serde_json)"; core/alloc/std -> "Rust std".
+function group(fn) {
+  const n = fn.replace(/\[[0-9a-f]+\]/g, '').replace(/^<+/, '');
+  const p = n.split('::');
+  if (p[0] === 'eager_wasm') return p[1] === 'kernels' && p.length > 3 ? `kernels::${p[2]}` : p[1];
+  if (/serde|Deserializ/.test(n)) return 'serde (derive, serde_json)';
+  if (['core', 'alloc', 'std', 'compiler_builtins', 'dlmalloc'].includes(p[0]) || /^&?(mut )?[TUf]\d*( |>)|^(f32|f64|u\d+|i\d+|usize|char|str)/.test(n)) return 'Rust std (core, alloc, fmt, dlmalloc)';
+  if (/wasm_bindgen|js_sys|shim|^__wbg|^__wbindgen|^__externref/.test(n)) return 'wasm-bindgen glue and export shims';
+  if (/^[a-z]+[A-Z]\w*$/.test(p[0]) || /^wasm(context|model)_/.test(p[0])) return 'wasm-bindgen glue and export shims';
+  return p[0];
+}
+const groups = new Map();
+bodies.forEach((body, i) => {
+  const g = group(names.get(i + imported) ?? '?');
+  if (!groups.has(g)) groups.set(g, []);
+  groups.get(g).push(body);
+});
+groups.set('data segments (strings, tables)', [data]);
+const gz = (bufs) => gzipSync(Buffer.concat(bufs), { level: 9 }).length;
+const rows = [...groups].map(([g, bufs]) => ({ g, raw: bufs.reduce((a, x) => a + x.length, 0), gz: gz(bufs) }));
+rows.sort((x, y) => y.gz - x.gz);
+const total = rows.reduce((a, r) => a + r.gz, 0);
+console.log(`${input}: ${b.length} bytes once optimized (with names); groups gzipped separately sum to ${total}`);
+console.log('group'.padEnd(40) + 'raw'.padStart(10) + 'gzipped'.padStart(10) + 'share'.padStart(8));
+for (const r of rows.filter((r) => r.gz >= 1000)) {
+  console.log(r.g.padEnd(40) + String(r.raw).padStart(10) + String(r.gz).padStart(10) + `${((100 * r.gz) / total).toFixed(1)}%`.padStart(8));
+}
+const rest = rows.filter((r) => r.gz < 1000);
+console.log(`(${rest.length} smaller groups)`.padEnd(40) + String(rest.reduce((a, r) => a + r.raw, 0)).padStart(10) + String(rest.reduce((a, r) => a + r.gz, 0)).padStart(10));
+const kernels = rows.filter((r) => r.g.startsWith('kernels'));
+console.log(`all kernels: ${kernels.reduce((a, r) => a + r.gz, 0)} bytes gzipped (groups summed)`);
