@@ -86,6 +86,12 @@ export class Tensor {
   /** A copy of the values. Throws EagerError('FailedPrecondition') once disposed. */
   dataSync(): Float32Array | Int32Array | BigInt64Array | Uint8Array;
   data(): Promise<Float32Array | Int32Array | BigInt64Array | Uint8Array>;
+  /**
+   * Copies the values into the start of `target` without allocating and returns `target`. It must
+   * be the dtype's array type (Float32Array, Int32Array, BigInt64Array for int64, Uint8Array for
+   * bool) and hold at least `size` elements; otherwise EagerError('InvalidArgument').
+   */
+  readInto<T extends Float32Array | Int32Array | BigInt64Array | Uint8Array>(target: T): T;
   /** Values as nested arrays (bigint for int64, boolean for bool). */
   arraySync(): any;
   array(): Promise<any>;

@@ -19,6 +19,7 @@ import wbgInit, {
   scopeEnd,
   stageJson,
   tensorData,
+  tensorReadInto,
   tensorDispose,
   tensorIsLive,
   weightPaths,
@@ -249,6 +250,20 @@ export class Tensor {
 
   async data() {
     return this.dataSync();
+  }
+
+  /**
+   * Copies the values into the start of `target` (a typed array of the dtype, as dataSync() would
+   * return, with room for them) without allocating; returns `target`. For loops that read an
+   * output every frame.
+   */
+  readInto(target) {
+    try {
+      tensorReadInto(this.handle, target);
+      return target;
+    } catch (e) {
+      throw toEagerError(e);
+    }
   }
 
   /** The values as nested arrays (numbers, bigints for int64, booleans for bool). */

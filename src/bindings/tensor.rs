@@ -237,6 +237,68 @@ pub fn tensor_info(h: f64) -> JsResult<u32> {
     })
 }
 
+/// Copies the tensor's elements into the start of `target`, a typed array of its dtype (bool ->
+/// Uint8Array) with room for them: no allocation, for loops that read an output every frame.
+/// Returns the number of elements written.
+#[wasm_bindgen(js_name = tensorReadInto)]
+pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
+    with_table(|t| {
+        let t = t.any(h).map_err(js)?;
+        let n = t.num_elements();
+        let wrong = |want: &str| {
+            js(invalid_argument(format!(
+                "readInto: a {} tensor reads into a {want}, got {}",
+                t.dtype(),
+                describe(target)
+            )))
+        };
+        let room = |len: u32| {
+            if (len as usize) < n {
+                Err(js(invalid_argument(format!(
+                    "readInto: the target holds {len} elements, the tensor has {n}"
+                ))))
+            } else {
+                Ok(n as u32)
+            }
+        };
+        // `room` first, so that `subarray(0, n)` has exactly the source's length.
+        match t.data() {
+            Data::F32(v) => {
+                let a = target
+                    .dyn_ref::<Float32Array>()
+                    .ok_or_else(|| wrong("Float32Array"))?;
+                a.subarray(0, room(a.length())?).copy_from(v);
+            }
+            Data::I32(v) => {
+                let a = target
+                    .dyn_ref::<Int32Array>()
+                    .ok_or_else(|| wrong("Int32Array"))?;
+                a.subarray(0, room(a.length())?).copy_from(v);
+            }
+            Data::I64(v) => {
+                let a = target
+                    .dyn_ref::<BigInt64Array>()
+                    .ok_or_else(|| wrong("BigInt64Array"))?;
+                a.subarray(0, room(a.length())?).copy_from(v);
+            }
+            Data::Bool(v) => {
+                let a = target
+                    .dyn_ref::<Uint8Array>()
+                    .ok_or_else(|| wrong("Uint8Array"))?;
+                let bytes: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
+                a.subarray(0, room(a.length())?).copy_from(&bytes);
+            }
+            Data::Resource(_) => {
+                return Err(js(invalid_argument(
+                    "a resource tensor (variable handle) has no readable data; read it with \
+                     ReadVariableOp",
+                )))
+            }
+        }
+        Ok(n as u32)
+    })
+}
+
 /// A copy of the tensor's elements as a typed array of its dtype (bool -> Uint8Array).
 #[wasm_bindgen(js_name = tensorData)]
 pub fn tensor_data(h: f64) -> JsResult<JsValue> {

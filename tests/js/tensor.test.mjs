@@ -58,6 +58,37 @@ test('tensors from nested arrays, scalars and a dtype argument', async () => {
   ctx.dispose();
 });
 
+test('readInto copies into a caller-owned array of the dtype and checks it', () => {
+  const ctx = new EagerContext();
+  const f = ctx.tensor(new Float32Array([1.5, -2, 3]), [3]);
+  const target = new Float32Array([9, 9, 9, 9]);
+  assert.equal(f.readInto(target), target);
+  assert.deepEqual(target, new Float32Array([1.5, -2, 3, 9])); // the tail is left alone
+  const i = ctx.tensor(new Int32Array([7, -8]));
+  assert.deepEqual(i.readInto(new Int32Array(2)), new Int32Array([7, -8]));
+  const l = ctx.tensor(new BigInt64Array([2n ** 40n]));
+  assert.deepEqual(l.readInto(new BigInt64Array(1)), new BigInt64Array([2n ** 40n]));
+  const b = ctx.tensor(new Uint8Array([1, 0, 1]));
+  assert.deepEqual(b.readInto(new Uint8Array(3)), new Uint8Array([1, 0, 1]));
+  // A view at an offset into a larger buffer is written where it points.
+  const buf = new Float32Array(6);
+  f.readInto(buf.subarray(2));
+  assert.deepEqual(buf, new Float32Array([0, 0, 1.5, -2, 3, 0]));
+  throwsCode(() => f.readInto(new Float32Array(2)), 'InvalidArgument', /holds 2 elements, the tensor has 3/);
+  throwsCode(() => f.readInto(new Float64Array(3)), 'InvalidArgument', /float32 tensor reads into a Float32Array/);
+  throwsCode(() => i.readInto(new Float32Array(2)), 'InvalidArgument', /Int32Array/);
+  throwsCode(() => f.readInto([0, 0, 0]), 'InvalidArgument', /Float32Array, got an array/);
+  throwsCode(() => f.readInto(undefined), 'InvalidArgument', /got undefined/);
+  const before = ctx.memory().heapBytes;
+  for (let k = 0; k < 100; k++) f.readInto(target);
+  assert.equal(ctx.memory().heapBytes, before);
+  f.dispose();
+  throwsCode(() => f.readInto(target), 'FailedPrecondition');
+  // The context is still usable after every failure.
+  assert.deepEqual(i.readInto(new Int32Array(2)), new Int32Array([7, -8]));
+  ctx.dispose();
+});
+
 test('bad tensor input is an EagerError, nothing is allocated', () => {
   const ctx = new EagerContext();
   const before = ctx.memory();

@@ -105,37 +105,51 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     if out.is_empty() {
         return Ok(vec![Tensor::from_vec(shape, out)?]);
     }
-    // Input as f32 once: TF casts every sample to float before interpolating.
-    let xs: Vec<f32> = match images.dtype() {
-        DType::Float32 => images.f32s()?.to_vec(),
-        DType::Int32 => images
-            .as_slice::<i32>()?
-            .iter()
-            .map(|&v| v as f32)
-            .collect(),
-        _ => images
-            .as_slice::<i64>()?
-            .iter()
-            .map(|&v| v as f32)
-            .collect(),
+    // Integer input as f32 once: TF casts every sample to float before interpolating.
+    let converted: Vec<f32>;
+    let xs: &[f32] = match images.dtype() {
+        DType::Float32 => images.f32s()?,
+        DType::Int32 => {
+            converted = images
+                .as_slice::<i32>()?
+                .iter()
+                .map(|&v| v as f32)
+                .collect();
+            &converted
+        }
+        _ => {
+            converted = images
+                .as_slice::<i64>()?
+                .iter()
+                .map(|&v| v as f32)
+                .collect();
+            &converted
+        }
     };
     let ys = weights(h, oh, resize_scale(h, oh, align), half);
     let xw = weights(w, ow, resize_scale(w, ow, align), half);
     if c > 0 {
         let bad = || invalid_argument("ResizeBilinear index out of range");
-        for (row, px) in out.chunks_exact_mut(c).enumerate() {
-            let (b, rem) = (row / (oh * ow), row % (oh * ow));
-            let (y, x) = (&ys[rem / ow], &xw[rem % ow]);
+        // Output pixels in order, batch by row by column: no divisions per pixel.
+        let mut pixels = out.chunks_exact_mut(c);
+        for b in 0..n {
             let at = |iy: usize, ix: usize| {
                 let s = ((b * h + iy) * w + ix) * c;
                 xs.get(s..s + c).ok_or_else(bad)
             };
-            let (tl, tr) = (at(y.lower, x.lower)?, at(y.lower, x.upper)?);
-            let (bl, br) = (at(y.upper, x.lower)?, at(y.upper, x.upper)?);
-            for (k, o) in px.iter_mut().enumerate() {
-                let top = tl[k] + (tr[k] - tl[k]) * x.frac;
-                let bottom = bl[k] + (br[k] - bl[k]) * x.frac;
-                *o = top + (bottom - top) * y.frac;
+            for y in &ys {
+                for x in &xw {
+                    let px = pixels.next().ok_or_else(bad)?;
+                    let (tl, tr) = (at(y.lower, x.lower)?, at(y.lower, x.upper)?);
+                    let (bl, br) = (at(y.upper, x.lower)?, at(y.upper, x.upper)?);
+                    // Zipped, not indexed: no bounds checks, so the channel loop vectorizes.
+                    let corners = tl.iter().zip(tr).zip(bl.iter().zip(br));
+                    for (o, ((&tl, &tr), (&bl, &br))) in px.iter_mut().zip(corners) {
+                        let top = tl + (tr - tl) * x.frac;
+                        let bottom = bl + (br - bl) * x.frac;
+                        *o = top + (bottom - top) * y.frac;
+                    }
+                }
             }
         }
     }
