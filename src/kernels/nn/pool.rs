@@ -84,8 +84,12 @@ fn span(d: &Dim1, o: usize) -> (usize, usize) {
     (lo, hi.max(lo))
 }
 
-/// Runs `reduce(acc_row, input_row)` over every valid cell of each window, then `finish(out_row,
-/// cell_count)`.
+/// Channels per register block: four f32x4 accumulators.
+const BLOCK: usize = 16;
+
+/// Runs `reduce(acc, input)` over every valid cell of each window, then `finish(acc, cell_count)`,
+/// a block of channels at a time: the block's accumulators stay in registers across the window's
+/// cells instead of the output row being read and written once per cell.
 fn pool(
     x: &Tensor,
     [n, h, w, c]: [usize; 4],
@@ -98,23 +102,42 @@ fn pool(
     let (oh, ow) = (dy.output, dx.output);
     let shape = Shape::new(vec![n, oh, ow, c])?;
     let mut out = try_alloc::<f32>(shape.num_elements())?;
-    if c > 0 {
-        for (row, px) in out.chunks_exact_mut(c).enumerate() {
-            let (b, rem) = (row / (oh * ow), row % (oh * ow));
-            let (oy, ox) = (rem / ow, rem % ow);
+    if c == 0 {
+        return Tensor::from_vec(shape, out);
+    }
+    let bad = || invalid_argument("pool index out of range");
+    // Input offsets of the valid cells of one window (clipped to the input, so at most h * w of
+    // them, however large the window attr).
+    let mut cells = Vec::new();
+    let mut pixels = out.chunks_exact_mut(c);
+    for b in 0..n {
+        for oy in 0..oh {
             let (y0, y1) = span(&dy, oy);
-            let (x0, x1) = span(&dx, ox);
-            px.fill(init);
-            for iy in y0..y1 {
-                for ix in x0..x1 {
-                    let s = ((b * h + iy) * w + ix) * c;
-                    let src = xs
-                        .get(s..s + c)
-                        .ok_or_else(|| invalid_argument("pool index out of range"))?;
-                    reduce(px, src);
+            for ox in 0..ow {
+                let (x0, x1) = span(&dx, ox);
+                let px = pixels.next().ok_or_else(bad)?;
+                cells.clear();
+                for iy in y0..y1 {
+                    cells.extend((x0..x1).map(|ix| ((b * h + iy) * w + ix) * c));
+                }
+                for (k, block) in (0..c).step_by(BLOCK).zip(px.chunks_mut(BLOCK)) {
+                    if block.len() == BLOCK {
+                        // A fixed-size block: unrolled, and kept in registers.
+                        let mut acc = [init; BLOCK];
+                        for &s in &cells {
+                            reduce(&mut acc, xs.get(s + k..s + k + BLOCK).ok_or_else(bad)?);
+                        }
+                        finish(&mut acc, cells.len());
+                        block.copy_from_slice(&acc);
+                    } else {
+                        block.fill(init);
+                        for &s in &cells {
+                            reduce(block, xs.get(s + k..s + k + block.len()).ok_or_else(bad)?);
+                        }
+                        finish(block, cells.len());
+                    }
                 }
             }
-            finish(px, (y1 - y0) * (x1 - x0));
         }
     }
     Tensor::from_vec(shape, out)
