@@ -237,6 +237,9 @@ pub fn tensor_info(h: f64) -> JsResult<u32> {
     })
 }
 
+const RESOURCE_HAS_NO_DATA: &str =
+    "a resource tensor (variable handle) has no readable data; read it with ReadVariableOp";
+
 /// Copies the tensor's elements into the start of `target`, a typed array of its dtype (bool ->
 /// Uint8Array) with room for them: no allocation, for loops that read an output every frame.
 /// Returns the number of elements written.
@@ -288,12 +291,7 @@ pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
                 let bytes: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
                 a.subarray(0, room(a.length())?).copy_from(&bytes);
             }
-            Data::Resource(_) => {
-                return Err(js(invalid_argument(
-                    "a resource tensor (variable handle) has no readable data; read it with \
-                     ReadVariableOp",
-                )))
-            }
+            Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         }
         Ok(n as u32)
     })
@@ -312,12 +310,7 @@ pub fn tensor_data(h: f64) -> JsResult<JsValue> {
                 let bytes: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
                 Uint8Array::from(bytes.as_slice()).into()
             }
-            Data::Resource(_) => {
-                return Err(js(invalid_argument(
-                    "a resource tensor (variable handle) has no readable data; read it with \
-                     ReadVariableOp",
-                )))
-            }
+            Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         })
     })
 }
