@@ -16,10 +16,10 @@
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -27,15 +27,10 @@ const run = (cmd, argv, opts = {}) => {
   console.log(`$ ${cmd} ${argv.join(' ')}`);
   execFileSync(cmd, argv, { stdio: 'inherit', cwd: root, ...opts });
 };
-const which = (name, fallbacks) => {
-  for (const p of fallbacks) if (existsSync(p)) return p;
-  return name;
-};
 
 const WASM_BINDGEN_VERSION = '0.2.130';
 
-const wasmBindgen = which('wasm-bindgen', [join(homedir(), '.cargo/bin/wasm-bindgen')]);
-const version = execFileSync(wasmBindgen, ['--version'], { encoding: 'utf8' }).trim();
+const version = execFileSync(WASM_BINDGEN, ['--version'], { encoding: 'utf8' }).trim();
 if (!version.includes(WASM_BINDGEN_VERSION)) {
   console.error(
     `wasm-bindgen CLI is "${version}", the crate pins ${WASM_BINDGEN_VERSION}.\n` +
@@ -43,8 +38,7 @@ if (!version.includes(WASM_BINDGEN_VERSION)) {
   );
   process.exit(1);
 }
-const wasmOpt = join(root, 'node_modules/.bin/wasm-opt');
-if (!args.has('--no-opt') && !existsSync(wasmOpt)) {
+if (!args.has('--no-opt') && !existsSync(WASM_OPT)) {
   console.error('wasm-opt missing: run `npm install` (devDependency binaryen@132).');
   process.exit(1);
 }
@@ -72,21 +66,10 @@ for (const v of variants) {
     });
   }
   const built = join(root, v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
-  run(wasmBindgen, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
+  run(WASM_BINDGEN, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
   const bgWasm = join(root, v.out, 'eager_wasm_bg.wasm');
   if (!args.has('--no-opt')) {
-    // The features rustc enables by default for wasm32-unknown-unknown, plus SIMD.
-    const features = [
-      '--enable-simd',
-      '--enable-bulk-memory',
-      '--enable-sign-ext',
-      '--enable-mutable-globals',
-      '--enable-nontrapping-float-to-int',
-      '--enable-reference-types',
-      '--enable-multivalue',
-      ...(v.name === 'relaxed-simd' ? ['--enable-relaxed-simd'] : []),
-    ];
-    run(wasmOpt, ['-O3', ...features, bgWasm, '-o', bgWasm]);
+    run(WASM_OPT, [...wasmOptArgs({ relaxedSimd: v.name === 'relaxed-simd' }), bgWasm, '-o', bgWasm]);
   }
 }
 // One glue module serves both builds: they export and import the same functions.

@@ -9,20 +9,19 @@
 // gzipped on its own, so the column sums to a little more than the whole file gzipped.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const input = process.argv[2] ?? join(root, 'target/wasm32-unknown-unknown/release/eager_wasm.wasm');
 const dir = mkdtempSync(join(tmpdir(), 'wasm-size-'));
 const named = join(dir, 'named.wasm');
-const wasmBindgen = [join(homedir(), '.cargo/bin/wasm-bindgen')].find(existsSync) ?? 'wasm-bindgen';
-execFileSync(wasmBindgen, ['--target', 'web', '--out-dir', dir, '--out-name', 'eager_wasm', input], { stdio: 'inherit' });
-const features = ['simd', 'bulk-memory', 'sign-ext', 'mutable-globals', 'nontrapping-float-to-int', 'reference-types', 'multivalue'];
-execFileSync(join(root, 'node_modules/.bin/wasm-opt'), ['-O3', '-g', ...features.map((f) => `--enable-${f}`), join(dir, 'eager_wasm_bg.wasm'), '-o', named], { stdio: 'inherit' });
+execFileSync(WASM_BINDGEN, ['--target', 'web', '--out-dir', dir, '--out-name', 'eager_wasm', input], { stdio: 'inherit' });
+execFileSync(WASM_OPT, [...wasmOptArgs(), '-g', join(dir, 'eager_wasm_bg.wasm'), '-o', named], { stdio: 'inherit' });
 const b = readFileSync(named);
 rmSync(dir, { recursive: true, force: true });
 

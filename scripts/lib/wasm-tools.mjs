@@ -1,0 +1,23 @@
+// The wasm-bindgen CLI and wasm-opt invocation the build uses, shared with scripts/wasm-size.mjs so
+// that the size report optimizes exactly as the shipped build does.
+
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** cargo's install location first (the CLI pinned to the crate's wasm-bindgen), else PATH. */
+export const WASM_BINDGEN = [join(homedir(), '.cargo/bin/wasm-bindgen')].find(existsSync) ?? 'wasm-bindgen';
+
+/** npm `binaryen`, never Debian's (see ../shared/TOOLCHAIN.md: it breaks the externref table). */
+export const WASM_OPT = join(root, 'node_modules/.bin/wasm-opt');
+
+/** wasm-opt's -O3 with the features rustc enables by default for wasm32-unknown-unknown, plus SIMD
+ * (and relaxed SIMD for that build). */
+export function wasmOptArgs({ relaxedSimd = false } = {}) {
+  const features = ['simd', 'bulk-memory', 'sign-ext', 'mutable-globals', 'nontrapping-float-to-int', 'reference-types', 'multivalue'];
+  if (relaxedSimd) features.push('relaxed-simd');
+  return ['-O3', ...features.map((f) => `--enable-${f}`)];
+}
