@@ -105,27 +105,10 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     if out.is_empty() {
         return Ok(vec![Tensor::from_vec(shape, out)?]);
     }
-    // Integer input as f32 once: TF casts every sample to float before interpolating.
-    let converted: Vec<f32>;
-    let xs: &[f32] = match images.dtype() {
-        DType::Float32 => images.f32s()?,
-        DType::Int32 => {
-            converted = images
-                .as_slice::<i32>()?
-                .iter()
-                .map(|&v| v as f32)
-                .collect();
-            &converted
-        }
-        _ => {
-            converted = images
-                .as_slice::<i64>()?
-                .iter()
-                .map(|&v| v as f32)
-                .collect();
-            &converted
-        }
-    };
+    // Integer input as f32 once: TF casts every sample to float before interpolating (float32
+    // input is aliased, not copied).
+    let images = crate::kernels::math::cast_tensor(images, DType::Float32)?;
+    let xs = images.f32s()?;
     let ys = weights(h, oh, resize_scale(h, oh, align), half);
     let xw = weights(w, ow, resize_scale(w, ow, align), half);
     if c > 0 {
