@@ -405,12 +405,12 @@ function makeCases(R, data) {
       tfjs: (tf, x) => tf.cast(x, 'float32'),
     },
   ];
+  const read = (y) => {
+    const v = y.dataSync();
+    y.dispose();
+    return v;
+  };
   for (const oc of opCases) {
-    const read = (y) => {
-      const v = y.dataSync();
-      y.dispose();
-      return v;
-    };
     cases.push({
       id: oc.id,
       label: oc.label,
