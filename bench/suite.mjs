@@ -207,6 +207,46 @@ function short(e) {
   return m.length > 90 ? m.slice(0, 87) + '...' : m;
 }
 
+/** The output's values, then the output disposed. */
+function readAndDispose(y) {
+  const v = y.dataSync();
+  y.dispose();
+  return v;
+}
+
+/** A timed step of op + dispose (both eager-wasm and TF.js's wasm backend run ops synchronously,
+ * so the op has finished when it returns); the output is read once, untimed, for the check. */
+function computeOnly(run, dispose) {
+  return { step: () => run().dispose(), check: () => readAndDispose(run()), dispose };
+}
+
+/**
+ * Two cases per kernel: `id` times the op alone (its GFLOP/s is the kernel's: the target rows),
+ * `id_read` the op + `dataSync()` of the result (what a page pays to get the values into JS). ORT
+ * appears only in the second: `session.run` always copies its output out.
+ * `eager` / `tfjs` return `{ run: () => outputTensor, dispose }`.
+ */
+function pushKernelCases(cases, { id, label, flops, eager, tfjs, ort }) {
+  const compute = (setup) => async (R) => {
+    const k = await setup(R);
+    return computeOnly(k.run, k.dispose);
+  };
+  const withRead = (setup) => async (R) => {
+    const k = await setup(R);
+    return { step: () => readAndDispose(k.run()), dispose: k.dispose };
+  };
+  cases.push({
+    id,
+    label,
+    unit: 'gflops',
+    flops,
+    eager: compute(eager),
+    tfjs: compute(tfjs),
+    ort: () => na("session.run copies its output out: see + dataSync()"),
+  });
+  cases.push({ id: `${id}_read`, label: `${label} + dataSync()`, unit: 'gflops', flops, eager: withRead(eager), tfjs: withRead(tfjs), ort });
+}
+
 function makeCases(R, data) {
   const cases = [];
 
@@ -221,29 +261,14 @@ function makeCases(R, data) {
       eager: (E) => {
         const a = E.ctx.tensor(new Float32Array([1.5]), [1]);
         const b = E.ctx.tensor(new Float32Array([2.25]), [1]);
-        const step =
-          variant === 'execute'
-            ? () => E.ctx.execute('AddV2', [a, b])[0].dispose()
-            : () => E.ctx.ops.add(a, b).dispose();
-        const check = () => {
-          const [c] = E.ctx.execute('AddV2', [a, b]);
-          const v = c.dataSync();
-          c.dispose();
-          return v;
-        };
-        return { step, check, dispose: () => (a.dispose(), b.dispose()) };
+        const run = variant === 'execute' ? () => E.ctx.execute('AddV2', [a, b])[0] : () => E.ctx.ops.add(a, b);
+        return computeOnly(run, () => (a.dispose(), b.dispose()));
       },
       tfjs: (T) => {
         const { tf } = T;
         const a = tf.tensor1d([1.5]);
         const b = tf.tensor1d([2.25]);
-        const check = () => {
-          const c = tf.add(a, b);
-          const v = c.dataSync();
-          c.dispose();
-          return v;
-        };
-        return { step: () => tf.add(a, b).dispose(), check, dispose: () => (a.dispose(), b.dispose()) };
+        return computeOnly(() => tf.add(a, b), () => (a.dispose(), b.dispose()));
       },
       ort: async (O) => {
         const s = await O.ort.InferenceSession.create(await data.bytes('bench/models/add1.onnx'), ORT_OPTS);
@@ -261,34 +286,20 @@ function makeCases(R, data) {
   for (const n of [256, 1024]) {
     const A = () => data.cached(`A${n}`, () => randomFloats(n * n, 11 + n));
     const B = () => data.cached(`B${n}`, () => randomFloats(n * n, 23 + n));
-    cases.push({
+    pushKernelCases(cases, {
       id: `matmul${n}`,
       label: `matmul ${n}x${n}x${n} f32`,
-      unit: 'gflops',
       flops: gemmFlops(n, n, n),
       eager: (E) => {
         needOps(E, 'MatMul');
         const a = E.ctx.tensor(A(), [n, n]);
         const b = E.ctx.tensor(B(), [n, n]);
-        const step = () => {
-          const [c] = E.ctx.execute('MatMul', [a, b]);
-          const v = c.dataSync();
-          c.dispose();
-          return v;
-        };
-        return { step, dispose: () => (a.dispose(), b.dispose()) };
+        return { run: () => E.ctx.execute('MatMul', [a, b])[0], dispose: () => (a.dispose(), b.dispose()) };
       },
       tfjs: (T) => {
-        const { tf } = T;
-        const a = tf.tensor2d(A(), [n, n]);
-        const b = tf.tensor2d(B(), [n, n]);
-        const step = () => {
-          const c = tf.matMul(a, b);
-          const v = c.dataSync();
-          c.dispose();
-          return v;
-        };
-        return { step, dispose: () => (a.dispose(), b.dispose()) };
+        const a = T.tf.tensor2d(A(), [n, n]);
+        const b = T.tf.tensor2d(B(), [n, n]);
+        return { run: () => T.tf.matMul(a, b), dispose: () => (a.dispose(), b.dispose()) };
       },
       ort: async (O) => {
         const name = `matmul${n}`;
@@ -316,35 +327,23 @@ function makeCases(R, data) {
     const F = () => data.cached(`${cc.id}F`, () => randomFloats(9 * C * (cc.depthwise ? 1 : CO), 41 + C));
     const fshape = cc.depthwise ? [3, 3, C, 1] : [3, 3, C, CO];
     const op = cc.depthwise ? 'DepthwiseConv2dNative' : 'Conv2D';
-    cases.push({
+    pushKernelCases(cases, {
       id: cc.id,
       label: cc.label,
-      unit: 'gflops',
       flops: cc.depthwise ? 2 * H * W * C * 9 : 2 * H * W * CO * 9 * C,
       eager: (E) => {
         needOps(E, op);
         const x = E.ctx.tensor(X(), [1, H, W, C]);
         const f = E.ctx.tensor(F(), fshape);
         const attrs = { strides: [1, 1, 1, 1], padding: 'SAME' };
-        const step = () => {
-          const [y] = E.ctx.execute(op, [x, f], attrs);
-          const v = y.dataSync();
-          y.dispose();
-          return v;
-        };
-        return { step, dispose: () => (x.dispose(), f.dispose()) };
+        return { run: () => E.ctx.execute(op, [x, f], attrs)[0], dispose: () => (x.dispose(), f.dispose()) };
       },
       tfjs: (T) => {
         const { tf } = T;
         const x = tf.tensor4d(X(), [1, H, W, C]);
         const f = tf.tensor4d(F(), fshape);
-        const step = () => {
-          const y = cc.depthwise ? tf.depthwiseConv2d(x, f, 1, 'same') : tf.conv2d(x, f, 1, 'same');
-          const v = y.dataSync();
-          y.dispose();
-          return v;
-        };
-        return { step, dispose: () => (x.dispose(), f.dispose()) };
+        const run = () => (cc.depthwise ? tf.depthwiseConv2d(x, f, 1, 'same') : tf.conv2d(x, f, 1, 'same'));
+        return { run, dispose: () => (x.dispose(), f.dispose()) };
       },
       ort: async (O) => {
         // ORT's native layout: NCHW activations, OIHW filter (transposed here, outside the timing)
@@ -405,11 +404,6 @@ function makeCases(R, data) {
       tfjs: (tf, x) => tf.cast(x, 'float32'),
     },
   ];
-  const read = (y) => {
-    const v = y.dataSync();
-    y.dispose();
-    return v;
-  };
   for (const oc of opCases) {
     cases.push({
       id: oc.id,
@@ -418,12 +412,12 @@ function makeCases(R, data) {
       eager: (E) => {
         const [values, shape] = oc.input();
         const x = E.ctx.tensor(values, shape);
-        return { step: () => read(oc.eager(E.ctx, x)), dispose: () => x.dispose() };
+        return computeOnly(() => oc.eager(E.ctx, x), () => x.dispose());
       },
       tfjs: (T) => {
         const [values, shape, dtype] = oc.input();
         const x = T.tf.tensor(values, shape, dtype);
-        return { step: () => read(oc.tfjs(T.tf, x)), dispose: () => x.dispose() };
+        return computeOnly(() => oc.tfjs(T.tf, x), () => x.dispose());
       },
       ort: () => na('single op (ORT runs graphs; not measured)'),
     });
