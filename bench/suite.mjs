@@ -242,7 +242,7 @@ function pushKernelCases(cases, { id, label, flops, eager, tfjs, ort }) {
     flops,
     eager: compute(eager),
     tfjs: compute(tfjs),
-    ort: () => na("session.run copies its output out: see + dataSync()"),
+    ort: () => na('session.run copies its output out: see + dataSync()'),
   });
   cases.push({ id: `${id}_read`, label: `${label} + dataSync()`, unit: 'gflops', flops, eager: withRead(eager), tfjs: withRead(tfjs), ort });
 }
