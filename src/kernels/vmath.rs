@@ -19,13 +19,37 @@ const EXP_HI: f32 = 89.0;
 /// built in the exponent bits, in two halves so that denormal results come out right.
 #[inline(always)]
 pub fn exp(x: f32) -> f32 {
+    let (er, n) = exp_reduced(x.clamp(EXP_LO, EXP_HI));
+    // 2^n as 2^(n/2) * 2^(n - n/2): each factor stays a normal f32 for n in [-151, 128].
+    let h = n >> 1;
+    let s1 = f32::from_bits(((h + 127) as u32) << 23);
+    let s2 = f32::from_bits(((n - h + 127) as u32) << 23);
+    er * s1 * s2
+}
+
+/// exp(x) for x <= 0 (or NaN), bit for bit: what softmax (x - max), sigmoid (-|x|) and tanh
+/// (-2|x|) need, in fewer operations. n is in [-151, 0] here, so 2^(n + 25) is always a normal f32
+/// and one multiply by 2^-25 scales it down with a single rounding (into a denormal where the
+/// result is one), as exp's two halves do.
+#[inline(always)]
+pub fn exp_nonpositive(x: f32) -> f32 {
+    debug_assert!(!(x > 0.0), "exp_nonpositive({x})");
+    // The lower clamp alone; a NaN fails the compare and passes through.
+    let (er, n) = exp_reduced(if x < EXP_LO { EXP_LO } else { x });
+    let s = f32::from_bits(((n + 25 + 127) as u32) << 23);
+    er * s * f32::from_bits((127 - 25) << 23)
+}
+
+/// e^r and n, with xc = n ln2 + r: the range reduction and polynomial of [`exp`], for xc already
+/// clamped to [EXP_LO, EXP_HI].
+#[inline(always)]
+fn exp_reduced(xc: f32) -> (f32, i32) {
     const LOG2E: f32 = core::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
     // Adding 1.5 * 2^23 rounds to an integer (ties to even) in the low mantissa bits: a plain
     // add, where `round()` is a libm call in wasm and on baseline x86-64, which stops vectorizing.
     const SHIFTER: f32 = 12_582_912.0;
-    let xc = x.clamp(EXP_LO, EXP_HI);
     let t = xc * LOG2E + SHIFTER;
     let n = t - SHIFTER;
     let r = xc - n * LN2_HI - n * LN2_LO;
@@ -36,12 +60,7 @@ pub fn exp(x: f32) -> f32 {
     let p = p * r + 1.666_666_5e-1;
     let p = p * r + 0.5;
     let er = p * r * r + r + 1.0;
-    // 2^n as 2^(n/2) * 2^(n - n/2): each factor stays a normal f32 for n in [-151, 128].
-    let n = t.to_bits() as i32 - SHIFTER.to_bits() as i32;
-    let h = n >> 1;
-    let s1 = f32::from_bits(((h + 127) as u32) << 23);
-    let s2 = f32::from_bits(((n - h + 127) as u32) << 23);
-    er * s1 * s2
+    (er, t.to_bits() as i32 - SHIFTER.to_bits() as i32)
 }
 
 /// tanh(x): its Taylor series near 0 (where 1 - e^-2|x| would cancel), else
@@ -49,7 +68,7 @@ pub fn exp(x: f32) -> f32 {
 #[inline(always)]
 pub fn tanh(x: f32) -> f32 {
     let a = x.abs();
-    let t = exp(-2.0 * a);
+    let t = exp_nonpositive(-2.0 * a);
     let big = (1.0 - t) / (1.0 + t);
     let x2 = x * x;
     // The series to x^11: below |x| = 0.25 the next term is under 3e-10 relative.
@@ -70,7 +89,7 @@ pub fn tanh(x: f32) -> f32 {
 /// e^x / (1 + e^x).
 #[inline(always)]
 pub fn sigmoid(x: f32) -> f32 {
-    let e = exp(-x.abs());
+    let e = exp_nonpositive(-x.abs());
     let s = 1.0 / (1.0 + e);
     if x >= 0.0 {
         s
@@ -146,6 +165,27 @@ mod tests {
         // The smallest denormal and the largest finite results.
         assert_eq!(exp(-103.9), (-103.9f64).exp() as f32);
         assert!(exp(88.72).is_finite());
+    }
+
+    #[test]
+    fn exp_nonpositive_is_exp_bit_for_bit() {
+        let mut x = -110f32;
+        while x <= 0.0 {
+            assert_eq!(exp_nonpositive(x).to_bits(), exp(x).to_bits(), "x = {x}");
+            x = f32::from_bits(x.to_bits() - 7);
+        }
+        for x in [
+            0.0,
+            -0.0,
+            f32::NEG_INFINITY,
+            -104.5,
+            -103.97,
+            -87.34,
+            -f32::MIN_POSITIVE,
+        ] {
+            assert_eq!(exp_nonpositive(x).to_bits(), exp(x).to_bits(), "x = {x}");
+        }
+        assert!(exp_nonpositive(f32::NAN).is_nan());
     }
 
     #[test]

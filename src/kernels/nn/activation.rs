@@ -279,18 +279,21 @@ pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
     }
     let x = t.f32s()?;
     let mut out = try_with_capacity::<f32>(x.len())?;
-    out.extend_from_slice(x);
     let depth = t.dims()[t.rank() - 1];
     if depth > 0 {
-        for row in out.chunks_exact_mut(depth) {
+        for row in x.chunks_exact(depth) {
             let max = crate::kernels::reduce::max_f32(row);
             if log {
-                let ls = lane_sum(row, |v| vmath::exp(v - max)).ln();
-                row.iter_mut().for_each(|v| *v = *v - max - ls);
+                let ls = lane_sum(row, |v| vmath::exp_nonpositive(v - max)).ln();
+                out.extend(row.iter().map(|&v| v - max - ls));
             } else {
-                row.iter_mut().for_each(|v| *v = vmath::exp(*v - max));
-                let sum = lane_sum(row, |v| v);
-                row.iter_mut().for_each(|v| *v /= sum);
+                let start = out.len();
+                out.extend(row.iter().map(|&v| vmath::exp_nonpositive(v - max)));
+                let e = &mut out[start..];
+                // Times the reciprocal of the sum, as TF (Eigen) does: a multiply, not a division,
+                // per element.
+                let inv = 1.0 / lane_sum(e, |v| v);
+                e.iter_mut().for_each(|v| *v *= inv);
             }
         }
     }
