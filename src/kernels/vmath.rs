@@ -33,7 +33,7 @@ pub fn exp(x: f32) -> f32 {
 /// result is one), as exp's two halves do.
 #[inline(always)]
 pub fn exp_nonpositive(x: f32) -> f32 {
-    debug_assert!(!(x > 0.0), "exp_nonpositive({x})");
+    debug_assert!(x <= 0.0 || x.is_nan(), "exp_nonpositive({x})");
     // The lower clamp alone; a NaN fails the compare and passes through.
     let (er, n) = exp_reduced(if x < EXP_LO { EXP_LO } else { x });
     let s = f32::from_bits(((n + 25 + 127) as u32) << 23);
