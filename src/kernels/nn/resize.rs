@@ -5,7 +5,7 @@ use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::NUMERIC;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_alloc, DType, Shape, Tensor};
+use crate::tensor::{try_with_capacity, DType, Shape, Tensor};
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -101,8 +101,9 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     }
     let (oh, ow) = (sz[0] as usize, sz[1] as usize);
     let shape = Shape::new(vec![n, oh, ow, c])?;
-    let mut out = try_alloc::<f32>(shape.num_elements())?;
-    if out.is_empty() {
+    // Filled by appending, pixel after pixel: no zeroing pass over the (often large) output first.
+    let mut out = try_with_capacity::<f32>(shape.num_elements())?;
+    if shape.num_elements() == 0 {
         return Ok(vec![Tensor::from_vec(shape, out)?]);
     }
     // Integer input as f32 once: TF casts every sample to float before interpolating (float32
@@ -111,28 +112,35 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     let xs = images.f32s()?;
     let ys = weights(h, oh, resize_scale(h, oh, align), half);
     let xw = weights(w, ow, resize_scale(w, ow, align), half);
-    if c > 0 {
-        let bad = || invalid_argument("ResizeBilinear index out of range");
-        // Output pixels in order, batch by row by column: no divisions per pixel.
-        let mut pixels = out.chunks_exact_mut(c);
-        for b in 0..n {
-            let at = |iy: usize, ix: usize| {
-                let s = ((b * h + iy) * w + ix) * c;
-                xs.get(s..s + c).ok_or_else(bad)
-            };
-            for y in &ys {
-                for x in &xw {
-                    let px = pixels.next().ok_or_else(bad)?;
-                    let (tl, tr) = (at(y.lower, x.lower)?, at(y.lower, x.upper)?);
-                    let (bl, br) = (at(y.upper, x.lower)?, at(y.upper, x.upper)?);
-                    // Zipped, not indexed: no bounds checks, so the channel loop vectorizes.
-                    let corners = tl.iter().zip(tr).zip(bl.iter().zip(br));
-                    for (o, ((&tl, &tr), (&bl, &br))) in px.iter_mut().zip(corners) {
-                        let top = tl + (tr - tl) * x.frac;
-                        let bottom = bl + (br - bl) * x.frac;
-                        *o = top + (bottom - top) * y.frac;
-                    }
-                }
+    let bad = || invalid_argument("ResizeBilinear index out of range");
+    // Output pixels in order, batch by row by column: no divisions per pixel, and the two source
+    // rows sliced once per output row, so a pixel costs little more than its channel loop (most
+    // of the work when images have 3 channels).
+    let row_len = w * c;
+    for b in 0..n {
+        let row = |iy: usize| {
+            let s = (b * h + iy) * row_len;
+            xs.get(s..s + row_len).ok_or_else(bad)
+        };
+        for y in &ys {
+            let (top, bottom) = (row(y.lower)?, row(y.upper)?);
+            for x in &xw {
+                let (lo, hi) = (x.lower * c, x.upper * c);
+                let (Some(tl), Some(tr), Some(bl), Some(br)) = (
+                    top.get(lo..lo + c),
+                    top.get(hi..hi + c),
+                    bottom.get(lo..lo + c),
+                    bottom.get(hi..hi + c),
+                ) else {
+                    return Err(bad());
+                };
+                // Zipped, not indexed: no bounds checks, so the channel loop vectorizes.
+                let corners = tl.iter().zip(tr).zip(bl.iter().zip(br));
+                out.extend(corners.map(|((&tl, &tr), (&bl, &br))| {
+                    let top = tl + (tr - tl) * x.frac;
+                    let bottom = bl + (br - bl) * x.frac;
+                    top + (bottom - top) * y.frac
+                }));
             }
         }
     }
