@@ -424,7 +424,11 @@ function makeCases(R, data) {
   }
 
   // ---- 5. sample models
-  for (const name of ['mlp', 'mobilenet']) {
+  // mlp and mobilenet also run in ORT (ONNX translations in bench/models); cnn and lstm (5 unrolled
+  // LSTM steps: Split, Sigmoid, Tanh, Mul, small MatMuls) are TF.js only.
+  for (const name of ['mlp', 'mobilenet', 'cnn', 'lstm']) {
+    const hasOnnx = name === 'mlp' || name === 'mobilenet';
+    const noOnnx = () => na('no ONNX version of this model');
     const dir = `tests/fixtures/models/${name}`;
     const fixture = () =>
       data.cachedAsync(`model_${name}`, async () => {
@@ -444,7 +448,7 @@ function makeCases(R, data) {
         const yref = ref.outputs.y;
         const yper = yref.shape.slice(1).reduce((a, b) => a * b, 1);
         const y = new Float32Array(yref.data.slice(0, yper));
-        const onnx = await data.bytes(`bench/models/${name}.onnx`);
+        const onnx = hasOnnx ? await data.bytes(`bench/models/${name}.onnx`) : null;
         return { modelJson, weights: weights.buffer, x, shape, y, onnx };
       });
 
@@ -502,6 +506,7 @@ function makeCases(R, data) {
         return { step: () => tfjsPredict(T, model, fx), dispose: () => model.dispose() };
       },
       ort: async (O) => {
+        if (!hasOnnx) noOnnx();
         const fx = await fixture();
         const s = await O.ort.InferenceSession.create(fx.onnx, ORT_OPTS);
         return { step: () => ortPredict(O, s, fx), async: true, dispose: () => s.release(), note: 'ONNX translated from the same model.json (tools/gen_bench_onnx.py)' };
@@ -535,6 +540,7 @@ function makeCases(R, data) {
         return { step, async: true };
       },
       ort: async (O) => {
+        if (!hasOnnx) noOnnx();
         const fx = await fixture();
         const step = async () => {
           const s = await O.ort.InferenceSession.create(fx.onnx, ORT_OPTS);
