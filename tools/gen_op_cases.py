@@ -732,6 +732,13 @@ def gen_resize():
          {"align_corners": True})
     case("resize_bilinear_ac_and_hp", "ResizeBilinear", {"images": img, "size": c([8, 10])},
          {"align_corners": True, "half_pixel_centers": True}, error=True)
+    # The kernel's two paths: 4+ channels (a vectorized channel loop; 5 = one vector and a tail)
+    # and 1-3 channels (one 4-lane step per pixel), each enlarging and shrinking.
+    for ch in (1, 2, 5):
+        wide = f(1, 6, 7, ch)
+        for size in ([9, 11], [4, 3]):
+            case("resize_bilinear_c%d_%dx%d" % (ch, size[0], size[1]), "ResizeBilinear",
+                 {"images": wide, "size": c(size)}, {"half_pixel_centers": True})
 
 
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,

@@ -1,11 +1,13 @@
 //! ResizeBilinear with TF's CPU interpolation weights (legacy or half-pixel sampling, optional
 //! corner alignment); any numeric input, float32 output.
 
+use crate::kernels::nn::simd::{load_at, store_at, F4};
 use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::NUMERIC;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_with_capacity, DType, Shape, Tensor};
+use crate::tensor::{try_alloc, try_with_capacity, DType, Shape, Tensor};
+use core::ops::{Add, Mul, Sub};
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -101,10 +103,8 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     }
     let (oh, ow) = (sz[0] as usize, sz[1] as usize);
     let shape = Shape::new(vec![n, oh, ow, c])?;
-    // Filled by appending, pixel after pixel: no zeroing pass over the (often large) output first.
-    let mut out = try_with_capacity::<f32>(shape.num_elements())?;
     if shape.num_elements() == 0 {
-        return Ok(vec![Tensor::from_vec(shape, out)?]);
+        return Ok(vec![Tensor::from_vec(shape, Vec::<f32>::new())?]);
     }
     // Integer input as f32 once: TF casts every sample to float before interpolating (float32
     // input is aliased, not copied).
@@ -112,19 +112,42 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     let xs = images.f32s()?;
     let ys = weights(h, oh, resize_scale(h, oh, align), half);
     let xw = weights(w, ow, resize_scale(w, ow, align), half);
-    let bad = || invalid_argument("ResizeBilinear index out of range");
-    // Output pixels in order, batch by row by column: no divisions per pixel, and the two source
-    // rows sliced once per output row, so a pixel costs little more than its channel loop (most
-    // of the work when images have 3 channels).
+    let out = if c < 4 {
+        narrow(xs, [n, h, w, c], &ys, &xw, shape.num_elements())?
+    } else {
+        wide(xs, [n, h, w, c], &ys, &xw, shape.num_elements())?
+    };
+    Ok(vec![Tensor::from_vec(shape, out)?])
+}
+
+fn out_of_range() -> crate::status::Status {
+    invalid_argument("ResizeBilinear index out of range")
+}
+
+/// TF's interpolation step, for one value or four lanes.
+#[inline(always)]
+fn lerp<T>(a: T, b: T, t: T) -> T
+where
+    T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>,
+{
+    a + (b - a) * t
+}
+
+/// Output pixels in order, batch by row by column, each a loop over its channels (vectorized):
+/// the two source rows are sliced once per output row, with no divisions per pixel.
+fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> Result<Vec<f32>> {
+    let [n, h, w, c] = dims;
+    // Filled by appending: no zeroing pass over the (often large) output first.
+    let mut out = try_with_capacity::<f32>(len)?;
     let row_len = w * c;
     for b in 0..n {
         let row = |iy: usize| {
             let s = (b * h + iy) * row_len;
-            xs.get(s..s + row_len).ok_or_else(bad)
+            xs.get(s..s + row_len).ok_or_else(out_of_range)
         };
-        for y in &ys {
+        for y in ys {
             let (top, bottom) = (row(y.lower)?, row(y.upper)?);
-            for x in &xw {
+            for x in xw {
                 let (lo, hi) = (x.lower * c, x.upper * c);
                 let (Some(tl), Some(tr), Some(bl), Some(br)) = (
                     top.get(lo..lo + c),
@@ -132,19 +155,67 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
                     bottom.get(lo..lo + c),
                     bottom.get(hi..hi + c),
                 ) else {
-                    return Err(bad());
+                    return Err(out_of_range());
                 };
                 // Zipped, not indexed: no bounds checks, so the channel loop vectorizes.
                 let corners = tl.iter().zip(tr).zip(bl.iter().zip(br));
                 out.extend(corners.map(|((&tl, &tr), (&bl, &br))| {
-                    let top = tl + (tr - tl) * x.frac;
-                    let bottom = bl + (br - bl) * x.frac;
-                    top + (bottom - top) * y.frac
+                    lerp(lerp(tl, tr, x.frac), lerp(bl, br, x.frac), y.frac)
                 }));
             }
         }
     }
-    Ok(vec![Tensor::from_vec(shape, out)?])
+    Ok(out)
+}
+
+/// Images of 1-3 channels (camera frames, masks), where a channel loop per pixel is mostly
+/// overhead: each pixel is one 4-lane computation over its channels and whatever follows them,
+/// stored in place, the extra lanes overwritten by the next pixel. Pixels whose 4 lanes would
+/// run past a row or the output take the scalar loop.
+fn narrow(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> Result<Vec<f32>> {
+    let [n, h, w, c] = dims;
+    let mut out = try_alloc::<f32>(len)?;
+    let row_len = w * c;
+    let mut p = 0;
+    for b in 0..n {
+        let row = |iy: usize| {
+            let s = (b * h + iy) * row_len;
+            xs.get(s..s + row_len).ok_or_else(out_of_range)
+        };
+        for y in ys {
+            let (top, bottom) = (row(y.lower)?, row(y.upper)?);
+            let fy = F4::splat(y.frac);
+            for x in xw {
+                let (lo, hi) = (x.lower * c, x.upper * c);
+                let vector = match (
+                    load_at(top, lo),
+                    load_at(top, hi),
+                    load_at(bottom, lo),
+                    load_at(bottom, hi),
+                ) {
+                    (Some(tl), Some(tr), Some(bl), Some(br)) => {
+                        let fx = F4::splat(x.frac);
+                        store_at(&mut out, p, lerp(lerp(tl, tr, fx), lerp(bl, br, fx), fy))
+                    }
+                    _ => false,
+                };
+                if !vector {
+                    for ch in 0..c {
+                        let at =
+                            |s: &[f32], i: usize| s.get(i + ch).copied().ok_or_else(out_of_range);
+                        let v = lerp(
+                            lerp(at(top, lo)?, at(top, hi)?, x.frac),
+                            lerp(at(bottom, lo)?, at(bottom, hi)?, x.frac),
+                            y.frac,
+                        );
+                        *out.get_mut(p + ch).ok_or_else(out_of_range)? = v;
+                    }
+                }
+                p += c;
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

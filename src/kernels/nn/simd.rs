@@ -12,8 +12,8 @@ use core::mem::MaybeUninit;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod imp {
     use core::arch::wasm32::{
-        f32x4_add, f32x4_extract_lane, f32x4_mul, f32x4_pmax, f32x4_pmin, f32x4_splat, v128,
-        v128_load, v128_store,
+        f32x4_add, f32x4_extract_lane, f32x4_mul, f32x4_pmax, f32x4_pmin, f32x4_splat, f32x4_sub,
+        v128, v128_load, v128_store,
     };
     use core::mem::MaybeUninit;
 
@@ -99,6 +99,14 @@ mod imp {
             F4(f32x4_mul(self.0, o.0))
         }
     }
+
+    impl core::ops::Sub for F4 {
+        type Output = F4;
+        #[inline(always)]
+        fn sub(self, o: F4) -> F4 {
+            F4(f32x4_sub(self.0, o.0))
+        }
+    }
 }
 
 #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
@@ -171,6 +179,14 @@ mod imp {
             F4(core::array::from_fn(|i| self.0[i] * o.0[i]))
         }
     }
+
+    impl core::ops::Sub for F4 {
+        type Output = F4;
+        #[inline(always)]
+        fn sub(self, o: F4) -> F4 {
+            F4(core::array::from_fn(|i| self.0[i] - o.0[i]))
+        }
+    }
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -183,6 +199,21 @@ pub fn load_at(s: &[f32], at: usize) -> Option<F4> {
     s.get(at..at + 4)
         .and_then(|c| <&[f32; 4]>::try_from(c).ok())
         .map(F4::load)
+}
+
+/// Stores `v` at `at..at + 4` of `d`; false (nothing stored) if out of range.
+#[inline(always)]
+pub fn store_at(d: &mut [f32], at: usize, v: F4) -> bool {
+    match d
+        .get_mut(at..at + 4)
+        .and_then(|c| <&mut [f32; 4]>::try_from(c).ok())
+    {
+        Some(c) => {
+            v.store(c);
+            true
+        }
+        None => false,
+    }
 }
 
 /// Stores `v` at `at..at + 4` of `d` if in range.
