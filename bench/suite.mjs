@@ -397,6 +397,18 @@ function makeCases(R, data) {
       tfjs: (tf, x) => tf.argMax(x, 1),
     },
     {
+      id: 'resize',
+      label: 'resize bilinear [1,480,640,3] -> 224x224 (half-pixel)',
+      input: () => [data.cached('frame', () => randomFloats(480 * 640 * 3, 61)), [1, 480, 640, 3], 'float32'],
+      eager: (ctx, x) => {
+        const size = ctx.tensor(new Int32Array([224, 224]), [2]);
+        const [y] = ctx.execute('ResizeBilinear', [x, size], { half_pixel_centers: true });
+        size.dispose();
+        return y;
+      },
+      tfjs: (tf, x) => tf.image.resizeBilinear(x, [224, 224], false, true),
+    },
+    {
       id: 'cast',
       label: 'cast int32 -> float32 [256,1000]',
       input: () => [Li(), [256, 1000], 'int32'],
