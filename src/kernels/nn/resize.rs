@@ -133,12 +133,16 @@ where
     a + (b - a) * t
 }
 
-/// Output pixels in order, batch by row by column, each a loop over its channels (vectorized):
-/// the two source rows are sliced once per output row, with no divisions per pixel.
-fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> Result<Vec<f32>> {
-    let [n, h, w, c] = dims;
-    // Filled by appending: no zeroing pass over the (often large) output first.
-    let mut out = try_with_capacity::<f32>(len)?;
+/// Calls `pixel(top, bottom, y, x)` for every output pixel in order (batch, row, column), with
+/// the two source rows of the output row sliced once per row: no divisions or index arithmetic
+/// per pixel beyond the column offsets.
+fn for_each_pixel(
+    xs: &[f32],
+    [n, h, w, c]: [usize; 4],
+    ys: &[Lerp],
+    xw: &[Lerp],
+    mut pixel: impl FnMut(&[f32], &[f32], &Lerp, &Lerp) -> Result<()>,
+) -> Result<()> {
     let row_len = w * c;
     for b in 0..n {
         let row = |iy: usize| {
@@ -148,23 +152,35 @@ fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> R
         for y in ys {
             let (top, bottom) = (row(y.lower)?, row(y.upper)?);
             for x in xw {
-                let (lo, hi) = (x.lower * c, x.upper * c);
-                let (Some(tl), Some(tr), Some(bl), Some(br)) = (
-                    top.get(lo..lo + c),
-                    top.get(hi..hi + c),
-                    bottom.get(lo..lo + c),
-                    bottom.get(hi..hi + c),
-                ) else {
-                    return Err(out_of_range());
-                };
-                // Zipped, not indexed: no bounds checks, so the channel loop vectorizes.
-                let corners = tl.iter().zip(tr).zip(bl.iter().zip(br));
-                out.extend(corners.map(|((&tl, &tr), (&bl, &br))| {
-                    lerp(lerp(tl, tr, x.frac), lerp(bl, br, x.frac), y.frac)
-                }));
+                pixel(top, bottom, y, x)?;
             }
         }
     }
+    Ok(())
+}
+
+/// 4+ channels: each pixel a loop over its channels, vectorized.
+fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> Result<Vec<f32>> {
+    let c = dims[3];
+    // Filled by appending: no zeroing pass over the (often large) output first.
+    let mut out = try_with_capacity::<f32>(len)?;
+    for_each_pixel(xs, dims, ys, xw, |top, bottom, y, x| {
+        let (lo, hi) = (x.lower * c, x.upper * c);
+        let (Some(tl), Some(tr), Some(bl), Some(br)) = (
+            top.get(lo..lo + c),
+            top.get(hi..hi + c),
+            bottom.get(lo..lo + c),
+            bottom.get(hi..hi + c),
+        ) else {
+            return Err(out_of_range());
+        };
+        // Zipped, not indexed: no bounds checks, so the channel loop vectorizes.
+        let corners = tl.iter().zip(tr).zip(bl.iter().zip(br));
+        out.extend(corners.map(|((&tl, &tr), (&bl, &br))| {
+            lerp(lerp(tl, tr, x.frac), lerp(bl, br, x.frac), y.frac)
+        }));
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -173,48 +189,37 @@ fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> R
 /// stored in place, the extra lanes overwritten by the next pixel. Pixels whose 4 lanes would
 /// run past a row or the output take the scalar loop.
 fn narrow(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> Result<Vec<f32>> {
-    let [n, h, w, c] = dims;
+    let c = dims[3];
     let mut out = try_alloc::<f32>(len)?;
-    let row_len = w * c;
     let mut p = 0;
-    for b in 0..n {
-        let row = |iy: usize| {
-            let s = (b * h + iy) * row_len;
-            xs.get(s..s + row_len).ok_or_else(out_of_range)
+    for_each_pixel(xs, dims, ys, xw, |top, bottom, y, x| {
+        let (lo, hi) = (x.lower * c, x.upper * c);
+        let vector = match (
+            load_at(top, lo),
+            load_at(top, hi),
+            load_at(bottom, lo),
+            load_at(bottom, hi),
+        ) {
+            (Some(tl), Some(tr), Some(bl), Some(br)) => {
+                let (fx, fy) = (F4::splat(x.frac), F4::splat(y.frac));
+                store_at(&mut out, p, lerp(lerp(tl, tr, fx), lerp(bl, br, fx), fy))
+            }
+            _ => false,
         };
-        for y in ys {
-            let (top, bottom) = (row(y.lower)?, row(y.upper)?);
-            let fy = F4::splat(y.frac);
-            for x in xw {
-                let (lo, hi) = (x.lower * c, x.upper * c);
-                let vector = match (
-                    load_at(top, lo),
-                    load_at(top, hi),
-                    load_at(bottom, lo),
-                    load_at(bottom, hi),
-                ) {
-                    (Some(tl), Some(tr), Some(bl), Some(br)) => {
-                        let fx = F4::splat(x.frac);
-                        store_at(&mut out, p, lerp(lerp(tl, tr, fx), lerp(bl, br, fx), fy))
-                    }
-                    _ => false,
-                };
-                if !vector {
-                    for ch in 0..c {
-                        let at =
-                            |s: &[f32], i: usize| s.get(i + ch).copied().ok_or_else(out_of_range);
-                        let v = lerp(
-                            lerp(at(top, lo)?, at(top, hi)?, x.frac),
-                            lerp(at(bottom, lo)?, at(bottom, hi)?, x.frac),
-                            y.frac,
-                        );
-                        *out.get_mut(p + ch).ok_or_else(out_of_range)? = v;
-                    }
-                }
-                p += c;
+        if !vector {
+            for ch in 0..c {
+                let at = |s: &[f32], i: usize| s.get(i + ch).copied().ok_or_else(out_of_range);
+                let v = lerp(
+                    lerp(at(top, lo)?, at(top, hi)?, x.frac),
+                    lerp(at(bottom, lo)?, at(bottom, hi)?, x.frac),
+                    y.frac,
+                );
+                *out.get_mut(p + ch).ok_or_else(out_of_range)? = v;
             }
         }
-    }
+        p += c;
+        Ok(())
+    })?;
     Ok(out)
 }
 
