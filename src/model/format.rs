@@ -10,51 +10,116 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// Implements `Deserialize` for a struct read from a JSON object, as `#[derive(Deserialize)]`
+/// would (unknown keys skipped, a repeated key is an error, a missing field takes its default, or
+/// is an error if marked `required`), minus derive's array form of a struct: model.json never uses
+/// it, and it instantiated every field's parser a second time (~1/3 of the model.json parser's code).
+/// A field `via W` is read as `W` (a one-field wrapper) and unwrapped.
+macro_rules! from_object {
+    ($name:ident $(<$l:lifetime>)?, $expecting:literal,
+     { $($field:ident: $key:literal $(via $via:ident)? $(, $req:ident)?;)* }) => {
+        impl<'de $(: $l, $l)?> Deserialize<'de> for $name $(<$l>)? {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                struct V<T>(std::marker::PhantomData<T>);
+                impl<'de $(: $l, $l)?> Visitor<'de> for V<$name $(<$l>)?> {
+                    type Value = $name $(<$l>)?;
+                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    fn visit_map<A: MapAccess<'de>>(
+                        self,
+                        mut m: A,
+                    ) -> std::result::Result<Self::Value, A::Error> {
+                        $(let mut $field = None;)*
+                        while let Some(BorrowedStr(key)) = m.next_key()? {
+                            match &*key {
+                                $($key => {
+                                    if $field.is_some() {
+                                        return Err(de::Error::duplicate_field($key));
+                                    }
+                                    $field = Some(from_object!(@read m $($via)?));
+                                })*
+                                _ => {
+                                    m.next_value::<de::IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok($name {
+                            $($field: from_object!(@finish $field $key $($req)?),)*
+                        })
+                    }
+                }
+                d.deserialize_map(V(std::marker::PhantomData))
+            }
+        }
+    };
+    (@read $m:ident) => { $m.next_value()? };
+    (@read $m:ident $via:ident) => { $m.next_value::<$via>()?.0 };
+    (@finish $f:ident $key:literal) => { $f.unwrap_or_default() };
+    (@finish $f:ident $key:literal required) => {
+        match $f {
+            Some(v) => v,
+            None => return Err(de::Error::missing_field($key)),
+        }
+    };
+}
+
 /// Borrows from the JSON text: node names, ops, inputs and attr texts are slices of it (owned only
 /// when they contain escapes), so parsing allocates little beyond the node list.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug)]
 pub struct ModelJson<'a> {
-    #[serde(default)]
     pub format: Option<String>,
-    #[serde(borrow)]
     pub model_topology: Option<Topology<'a>>,
-    #[serde(borrow)]
     pub weights_manifest: Option<Vec<ManifestGroup<'a>>>,
-    #[serde(default, borrow)]
     pub signature: Option<Signature<'a>>,
 }
 
-#[derive(Debug, Deserialize)]
+from_object!(ModelJson<'a>, "struct ModelJson", {
+    format: "format";
+    model_topology: "modelTopology";
+    weights_manifest: "weightsManifest";
+    signature: "signature";
+});
+
+#[derive(Debug)]
 pub struct Topology<'a> {
-    #[serde(default, borrow)]
     pub node: Vec<NodeDef<'a>>,
-    #[serde(default)]
     pub library: Option<Library>,
 }
 
+from_object!(Topology<'a>, "struct Topology", {
+    node: "node";
+    library: "library";
+});
+
 /// The function library (control flow v2): only whether it holds functions matters.
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct Library {
-    #[serde(default)]
     pub function: Vec<serde::de::IgnoredAny>,
 }
 
-#[derive(Debug, Deserialize)]
+from_object!(Library, "struct Library", {
+    function: "function";
+});
+
+#[derive(Debug)]
 pub struct NodeDef<'a> {
-    #[serde(borrow)]
     pub name: Cow<'a, str>,
-    #[serde(borrow)]
     pub op: Cow<'a, str>,
-    #[serde(default, borrow, deserialize_with = "borrowed_strs")]
     pub input: Vec<Cow<'a, str>>,
     /// Attr values as their JSON text (syntax checked by the parse), parsed only when the loader
     /// reads one (`attr_value`): most attrs (`_output_shapes`, the `value` of Consts whose data
     /// comes from the weights, ...) are never read. A list, not a map: nodes have a handful of attrs
     /// and are read a few times each, so a scan beats building a tree per node.
-    #[serde(default, borrow, deserialize_with = "attr_entries")]
     pub attr: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
+
+from_object!(NodeDef<'a>, "struct NodeDef", {
+    name: "name" via BorrowedStr, required;
+    op: "op" via BorrowedStr, required;
+    input: "input" via BorrowedStrs;
+    attr: "attr" via AttrEntries;
+});
 
 impl<'a> NodeDef<'a> {
     /// The JSON text of attr `name`, if the node has it (of duplicate keys the last, as in a map).
@@ -95,96 +160,146 @@ impl<'de> Deserialize<'de> for BorrowedStr<'de> {
     }
 }
 
-fn borrowed_strs<'de, D: Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Vec<Cow<'de, str>>, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = Vec<Cow<'de, str>>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a sequence")
-        }
-        fn visit_seq<A: SeqAccess<'de>>(
-            self,
-            mut s: A,
-        ) -> std::result::Result<Self::Value, A::Error> {
-            let mut out = Vec::with_capacity(s.size_hint().unwrap_or(0));
-            while let Some(BorrowedStr(v)) = s.next_element()? {
-                out.push(v);
+/// A list of strings, each borrowed as `BorrowedStr` does.
+struct BorrowedStrs<'a>(Vec<Cow<'a, str>>);
+
+impl<'de> Deserialize<'de> for BorrowedStrs<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = BorrowedStrs<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a sequence")
             }
-            Ok(out)
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(s.size_hint().unwrap_or(0));
+                while let Some(BorrowedStr(v)) = s.next_element()? {
+                    out.push(v);
+                }
+                Ok(BorrowedStrs(out))
+            }
         }
+        d.deserialize_seq(V)
     }
-    d.deserialize_seq(V)
 }
 
-fn attr_entries<'de, D: Deserializer<'de>>(
-    d: D,
-) -> std::result::Result<Vec<(Cow<'de, str>, &'de RawValue)>, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = Vec<(Cow<'de, str>, &'de RawValue)>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a map")
-        }
-        fn visit_map<A: MapAccess<'de>>(
-            self,
-            mut m: A,
-        ) -> std::result::Result<Self::Value, A::Error> {
-            let mut out = Vec::with_capacity(m.size_hint().unwrap_or(0));
-            while let Some((BorrowedStr(k), v)) = m.next_entry()? {
-                out.push((k, v));
+/// An object's entries in order, values kept as JSON text.
+struct AttrEntries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for AttrEntries<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = AttrEntries<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map")
             }
-            Ok(out)
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(0));
+                while let Some((BorrowedStr(k), v)) = m.next_entry()? {
+                    out.push((k, v));
+                }
+                Ok(AttrEntries(out))
+            }
         }
+        d.deserialize_map(V)
     }
-    d.deserialize_map(V)
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug)]
 pub struct ManifestGroup<'a> {
     pub paths: Vec<String>,
-    #[serde(borrow)]
     pub weights: Vec<WeightSpec<'a>>,
 }
 
-#[derive(Debug, Deserialize)]
+from_object!(ManifestGroup<'a>, "struct ManifestGroup", {
+    paths: "paths", required;
+    weights: "weights", required;
+});
+
+#[derive(Debug)]
 pub struct WeightSpec<'a> {
-    #[serde(borrow)]
     pub name: Cow<'a, str>,
     pub shape: Vec<i64>,
-    #[serde(borrow)]
     pub dtype: Cow<'a, str>,
-    #[serde(default)]
     pub quantization: Option<Quantization>,
 }
 
-#[derive(Debug, Deserialize)]
+from_object!(WeightSpec<'a>, "struct WeightSpec", {
+    name: "name" via BorrowedStr, required;
+    shape: "shape", required;
+    dtype: "dtype" via BorrowedStr, required;
+    quantization: "quantization";
+});
+
+#[derive(Debug)]
 pub struct Quantization {
     pub dtype: String,
-    #[serde(default)]
     pub min: Option<f64>,
-    #[serde(default)]
     pub scale: Option<f64>,
-    #[serde(default)]
     pub original_dtype: Option<String>,
 }
 
-#[derive(Debug, Deserialize, Default)]
+from_object!(Quantization, "struct Quantization", {
+    dtype: "dtype", required;
+    min: "min";
+    scale: "scale";
+    original_dtype: "original_dtype";
+});
+
+#[derive(Debug, Default)]
 pub struct Signature<'a> {
-    #[serde(default, borrow)]
     pub inputs: BTreeMap<String, SignatureTensor<'a>>,
-    #[serde(default, borrow)]
     pub outputs: BTreeMap<String, SignatureTensor<'a>>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+from_object!(Signature<'a>, "struct Signature", {
+    inputs: "inputs";
+    outputs: "outputs";
+});
+
+#[derive(Debug)]
 pub struct SignatureTensor<'a> {
     pub name: String,
-    #[serde(default)]
     pub dtype: Option<String>,
     /// JSON text, parsed by the loader (a `Value` tree would cost an allocation per dim).
-    #[serde(default, borrow)]
     pub tensor_shape: Option<&'a RawValue>,
+}
+
+from_object!(SignatureTensor<'a>, "struct SignatureTensor", {
+    name: "name", required;
+    dtype: "dtype";
+    tensor_shape: "tensorShape";
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> std::result::Result<ModelJson<'_>, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn objects_read_as_derive_would() {
+        // Escaped keys match, unknown keys are skipped, missing optional fields take defaults.
+        let m = parse(r#"{"x":[1],"model\u0054opology":{"node":[{"name":"a","op":"Const"}]}}"#)
+            .unwrap();
+        let nodes = &m.model_topology.unwrap().node;
+        assert_eq!((&*nodes[0].name, nodes[0].input.len()), ("a", 0));
+        assert!(m.weights_manifest.is_none() && m.signature.is_none());
+
+        let err = parse(r#"{"modelTopology":{"node":[{"op":"Const"}]}}"#).unwrap_err();
+        assert!(err.contains("missing field `name`"), "{err}");
+        let err = parse(r#"{"format":"a","format":"b"}"#).unwrap_err();
+        assert!(err.contains("duplicate field `format`"), "{err}");
+        let err = parse(r#"["graph-model"]"#).unwrap_err();
+        assert!(err.contains("expected struct ModelJson"), "{err}");
+    }
 }
