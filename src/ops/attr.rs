@@ -141,12 +141,38 @@ impl AttrValue {
         }
     }
 
-    /// Short rendering for error messages.
+    /// Short rendering for error messages: the value as a graph would write it (`3`, `0.5`,
+    /// `float32`, `[1, -1]`, `"SAME"`). Not `Debug`: the derived `Debug` of every variant (tensors
+    /// included) and float `Debug` were linked into the wasm for these messages only (7 KB).
     pub fn describe(&self) -> String {
+        fn list<T>(items: &[T], f: impl Fn(&T) -> String) -> String {
+            let items: Vec<String> = items.iter().map(f).collect();
+            format!("[{}]", items.join(", "))
+        }
+        fn string(s: &[u8]) -> String {
+            format!("\"{}\"", String::from_utf8_lossy(s))
+        }
+        fn shape(s: &ShapeAttr) -> String {
+            match s {
+                Some(dims) => format!("shape {dims:?}"),
+                None => "shape of unknown rank".to_string(),
+            }
+        }
         match self {
-            AttrValue::Str(s) => format!("\"{}\"", String::from_utf8_lossy(s)),
+            AttrValue::Type(t) => t.to_string(),
+            AttrValue::Int(i) => i.to_string(),
+            AttrValue::Float(f) => f.to_string(),
+            AttrValue::Bool(b) => b.to_string(),
+            AttrValue::Str(s) => string(s),
+            AttrValue::Shape(s) => shape(s),
             AttrValue::Tensor(t) => format!("<{} tensor {}>", t.dtype(), t.shape()),
-            other => format!("{other:?}"),
+            AttrValue::Func(name) => format!("function '{name}'"),
+            AttrValue::ListType(l) => list(l, |t| t.to_string()),
+            AttrValue::ListInt(l) => format!("{l:?}"),
+            AttrValue::ListFloat(l) => list(l, |f| f.to_string()),
+            AttrValue::ListBool(l) => list(l, |b| b.to_string()),
+            AttrValue::ListStr(l) => list(l, |s| string(s)),
+            AttrValue::ListShape(l) => list(l, shape),
         }
     }
 }
@@ -235,6 +261,29 @@ impl Hash for AttrValue {
             ListBool(l) => l.hash(h),
             ListStr(l) => l.hash(h),
             ListShape(l) => l.hash(h),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describe_writes_values_as_a_graph_would() {
+        let cases = [
+            (AttrValue::Int(3), "3"),
+            (AttrValue::Float(0.5), "0.5"),
+            (AttrValue::Type(DType::Int64), "int64"),
+            (AttrValue::Str(b"SAME".to_vec()), "\"SAME\""),
+            (AttrValue::Shape(Some(vec![1, -1])), "shape [1, -1]"),
+            (AttrValue::Shape(None), "shape of unknown rank"),
+            (AttrValue::ListFloat(vec![1.5, -2.0]), "[1.5, -2]"),
+            (AttrValue::ListStr(vec![b"a".to_vec()]), "[\"a\"]"),
+            (AttrValue::ListShape(vec![None]), "[shape of unknown rank]"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(v.describe(), want);
         }
     }
 }
