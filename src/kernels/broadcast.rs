@@ -164,27 +164,39 @@ pub fn binary_map<A: Element, B: Element, O: Element>(
         row(&mut out, x, y, &f);
         return Tensor::from_vec(a.shape().clone(), out);
     }
-    let plan = Plan::new(a.dims(), b.dims())?;
+    planned(Plan::new(a.dims(), b.dims())?, x, y, &f)
+}
+
+/// The broadcast walk of `plan` over `x` and `y`, applying `f`.
+#[inline(always)]
+fn planned<A: Element, B: Element, O: Element>(
+    plan: Plan,
+    x: &[A],
+    y: &[B],
+    f: &impl Fn(A, B) -> O,
+) -> Result<Tensor> {
     let mut out = try_with_capacity::<O>(plan.shape.num_elements())?;
     let (la, lb) = (plan.span(false), plan.span(true));
     plan.for_each_row(&mut |i, j| {
         // In range by construction; `get` keeps a planning bug from becoming a panic.
         if let (Some(p), Some(q)) = (x.get(i..i + la), y.get(j..j + lb)) {
-            row(&mut out, p, q, &f);
+            row(&mut out, p, q, f);
         }
     });
     Tensor::from_vec(plan.shape, out)
 }
 
 /// [`binary_map`] through a function pointer: one instantiation per element-type triple, shared
-/// by every op that uses it (for dtypes and ops whose speed matters less than code size).
+/// by every op that uses it (for dtypes and ops whose speed matters less than code size). Equal
+/// shapes take the planned walk too (one row), so the row loops are instantiated once, not twice.
 #[inline(never)]
 pub fn binary_map_fn<A: Element, B: Element, O: Element>(
     a: &Tensor,
     b: &Tensor,
     f: fn(A, B) -> O,
 ) -> Result<Tensor> {
-    binary_map(a, b, f)
+    let (x, y) = (a.as_slice::<A>()?, b.as_slice::<B>()?);
+    planned(Plan::new(a.dims(), b.dims())?, x, y, &f)
 }
 
 /// Element strides of `dims` as seen from the broadcast shape `out` (0 on stretched dims).
