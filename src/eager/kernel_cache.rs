@@ -5,7 +5,7 @@ use super::cache_key::{CacheKey, KeyLike, KeyProbe};
 use super::distinct::DistinctCounter;
 use crate::kernels::Kernel;
 use crate::memory::heap_bytes;
-use crate::ops::OpDef;
+use crate::ops::{FastBuild, OpDef};
 use crate::status::Result;
 use lru::LruCache;
 use std::collections::HashSet;
@@ -18,8 +18,9 @@ pub struct CacheOptions {
     pub max_entries: Option<usize>,
     /// `None`: unbounded.
     pub max_bytes: Option<usize>,
-    /// Op names never cached (their kernels are made, run and dropped).
-    pub exclude: HashSet<String>,
+    /// Op names never cached (their kernels are made, run and dropped). The crate's fixed hasher:
+    /// std's default (SipHash) was linked into the wasm for this set alone.
+    pub exclude: HashSet<String, FastBuild>,
 }
 
 impl Default for CacheOptions {
@@ -34,7 +35,7 @@ impl Default for CacheOptions {
 }
 
 /// Ops flagged as having inherently unique keys (TF excludes the analogous tf.data ops).
-pub fn default_exclusions() -> HashSet<String> {
+pub fn default_exclusions() -> HashSet<String, FastBuild> {
     let reg = crate::ops::registry();
     reg.names()
         .into_iter()
