@@ -4,7 +4,7 @@
 
 use super::assemble::assemble;
 use crate::status::{internal, Result};
-use crate::tensor::{try_alloc, Element, Shape, Tensor};
+use crate::tensor::{try_alloc, DType, Element, Shape, Tensor};
 
 /// Block edge for the cache-friendly 2-D transpose path.
 const TILE: usize = 16;
@@ -42,10 +42,18 @@ pub fn gather_strided(
     }
     let (n, s) = (dims[k - 1], strides[k - 1]);
     if s != 1 && k >= 2 && strides[k - 2] == 1 && dims[k - 2] >= TILE && n >= TILE {
-        return crate::with_dtype!(x.dtype(), T, {
-            let out = transpose_tiled(x.as_slice::<T>()?, offset, &dims, &strides, total)?;
-            Tensor::from_vec(shape, out)
-        });
+        // Tiled for the common dtypes only; int64 and bool take the run copy below (same result).
+        match x.dtype() {
+            DType::Float32 => {
+                let out = transpose_tiled(x.f32s()?, offset, &dims, &strides, total)?;
+                return Tensor::from_vec(shape, out);
+            }
+            DType::Int32 => {
+                let out = transpose_tiled(x.as_slice::<i32>()?, offset, &dims, &strides, total)?;
+                return Tensor::from_vec(shape, out);
+            }
+            _ => {}
+        }
     }
     assemble(&[x], x.dtype(), shape, &mut |emit| {
         for_each_base(offset, &dims[..k - 1], &strides[..k - 1], |b| {
