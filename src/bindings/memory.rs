@@ -6,8 +6,15 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 
 fn set(o: &Object, k: &str, v: impl Into<JsValue>) {
+    set_value(o, k, v.into());
+}
+
+/// Out of line: inlined, each of the ~30 property sets repeated the string and reference
+/// handling (these reports are not on a hot path).
+#[inline(never)]
+fn set_value(o: &Object, k: &str, v: JsValue) {
     // Setting a data property on a fresh plain object cannot fail.
-    let _ = Reflect::set(o, &JsValue::from_str(k), &v.into());
+    let _ = Reflect::set(o, &JsValue::from_str(k), &v);
 }
 
 fn num(n: usize) -> JsValue {
