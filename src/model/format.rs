@@ -38,9 +38,7 @@ macro_rules! from_object {
                                     }
                                     $field = Some(from_object!(@read m $($via)?));
                                 })*
-                                _ => {
-                                    m.next_value::<de::IgnoredAny>()?;
-                                }
+                                _ => skip(&mut m)?,
                             }
                         }
                         Ok($name {
@@ -61,6 +59,12 @@ macro_rules! from_object {
             None => return Err(de::Error::missing_field($key)),
         }
     };
+}
+
+/// Skips an unknown key's value (one copy, not one per struct).
+#[inline(never)]
+fn skip<'de, A: MapAccess<'de>>(m: &mut A) -> std::result::Result<(), A::Error> {
+    m.next_value::<de::IgnoredAny>().map(drop)
 }
 
 /// Borrows from the JSON text: node names, ops, inputs and attr texts are slices of it (owned only
@@ -138,6 +142,7 @@ impl<'a> NodeDef<'a> {
 struct BorrowedStr<'a>(Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for BorrowedStr<'de> {
+    #[inline(never)]
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
