@@ -15,7 +15,8 @@
 // Flags: --no-opt (skip wasm-opt, for quick iterations), --skip-cargo (reuse the last cargo build).
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -43,6 +44,13 @@ if (!args.has('--no-opt') && !existsSync(WASM_OPT)) {
   process.exit(1);
 }
 
+// Panic locations embed the path of each dependency source file; cargo's registry prefix (home
+// directory, index hash) is cut from them: 100 bytes less gzipped, and the same on every machine.
+const registry = join(process.env.CARGO_HOME ?? join(homedir(), '.cargo'), 'registry', 'src');
+const remaps = (existsSync(registry) ? readdirSync(registry) : [])
+  .map((d) => `--remap-path-prefix=${join(registry, d)}/=`)
+  .filter((f) => !/\s/.test(f)); // the env var below is split on whitespace
+
 // Two builds of the same source: plain SIMD128 (every engine with SIMD) and SIMD128 + relaxed SIMD
 // (fused multiply-add in the GEMM and depthwise kernels), which init() picks where the engine
 // validates relaxed-SIMD code (Chromium 114+, Node 22+). Each has its own target dir so switching
@@ -62,7 +70,7 @@ for (const v of variants) {
   if (!args.has('--skip-cargo')) {
     run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', v.targetDir], {
       // Replaces .cargo/config.toml's target rustflags for this build.
-      env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: `-C target-feature=${v.features}` },
+      env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: [`-C target-feature=${v.features}`, ...remaps].join(' ') },
     });
   }
   const built = join(root, v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
