@@ -93,9 +93,11 @@ impl<'de> Deserialize<'de> for Key {
 }
 
 /// Implements `Deserialize` for a one-field wrapper through a visitor with the given methods;
-/// `$expecting` completes serde's "invalid type: ..., expected ..." messages.
+/// `$expecting` completes serde's "invalid type: ..., expected ..." messages. `$de` is the
+/// `Deserializer` method: `deserialize_any` for values of several JSON types, else the one for the
+/// only type accepted (much less code than `deserialize_any` per visitor, same errors).
 macro_rules! scalar {
-    ($name:ident($ty:ty), $expecting:literal, $($method:item),+ $(,)?) => {
+    ($name:ident($ty:ty), $de:ident, $expecting:literal, $($method:item),+ $(,)?) => {
         struct $name($ty);
         impl<'de> Deserialize<'de> for $name {
             fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<$name, D::Error> {
@@ -107,7 +109,7 @@ macro_rules! scalar {
                     }
                     $($method)*
                 }
-                d.deserialize_any(V)
+                d.$de(V)
             }
         }
     };
@@ -115,6 +117,7 @@ macro_rules! scalar {
 
 scalar!(
     TypeText(DType),
+    deserialize_str,
     "a dtype name",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<TypeText, E> {
         DType::parse(s)
@@ -126,6 +129,7 @@ scalar!(
 // Int64: a decimal string (as TF writes it) or a number that fits.
 scalar!(
     I64Text(i64),
+    deserialize_any,
     "an int64 (a decimal string or an integer)",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<I64Text, E> {
         s.parse()
@@ -145,6 +149,7 @@ scalar!(
 // Float: a number (rounded through f64), or a string: protobuf's non-finite names or a number.
 scalar!(
     F32Text(f32),
+    deserialize_any,
     "a float",
     fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<F32Text, E> {
         Ok(F32Text(v as f32))
@@ -171,6 +176,7 @@ scalar!(
 
 scalar!(
     BoolText(bool),
+    deserialize_bool,
     "a bool",
     fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<BoolText, E> {
         Ok(BoolText(v))
@@ -179,6 +185,7 @@ scalar!(
 
 scalar!(
     B64Text(Vec<u8>),
+    deserialize_str,
     "a base64 string",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<B64Text, E> {
         base64::engine::general_purpose::STANDARD
@@ -190,6 +197,7 @@ scalar!(
 
 scalar!(
     StrText(String),
+    deserialize_str,
     "a string",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<StrText, E> {
         Ok(StrText(s.to_string()))
