@@ -126,53 +126,101 @@ scalar!(
     }
 );
 
-// Int64: a decimal string (as TF writes it) or a number that fits.
-scalar!(
-    I64Text(i64),
-    deserialize_any,
-    "an int64 (a decimal string or an integer)",
-    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<I64Text, E> {
-        s.parse()
-            .map(I64Text)
-            .map_err(|_| E::custom(format_args!("'{s}' is not a valid int64")))
-    },
-    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<I64Text, E> {
-        Ok(I64Text(v))
-    },
-    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<I64Text, E> {
-        i64::try_from(v)
-            .map(I64Text)
-            .map_err(|_| E::custom(format_args!("{v} is not a valid int64")))
-    }
-);
+/// Which of the two number kinds `NumVisitor` reads.
+#[derive(Clone, Copy)]
+enum NumKind {
+    /// A decimal string (as TF writes int64s) or an integer that fits.
+    Int64,
+    /// A number (rounded through f64), or a string: protobuf's non-finite names or a number.
+    Float,
+}
 
-// Float: a number (rounded through f64), or a string: protobuf's non-finite names or a number.
-scalar!(
-    F32Text(f32),
-    deserialize_any,
-    "a float",
-    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<F32Text, E> {
-        Ok(F32Text(v as f32))
-    },
-    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<F32Text, E> {
-        Ok(F32Text(v as f64 as f32))
-    },
-    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<F32Text, E> {
-        Ok(F32Text(v as f64 as f32))
-    },
-    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<F32Text, E> {
-        Ok(F32Text(match s {
-            "NaN" => f32::NAN,
-            "Infinity" => f32::INFINITY,
-            "-Infinity" => f32::NEG_INFINITY,
+/// What `NumVisitor` read: the field of the requested kind.
+#[derive(Default)]
+struct Num {
+    int: i64,
+    float: f32,
+}
+
+/// Int64s and floats accept numbers and strings, so they need `deserialize_any`: one visitor for
+/// both, told which kind it reads, instantiates serde_json's any-value dispatch once, not twice.
+struct NumVisitor(NumKind);
+
+impl Visitor<'_> for NumVisitor {
+    type Value = Num;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(match self.0 {
+            NumKind::Int64 => "an int64 (a decimal string or an integer)",
+            NumKind::Float => "a float",
+        })
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Num, E> {
+        Ok(match self.0 {
+            NumKind::Int64 => Num { int: v, float: 0.0 },
+            NumKind::Float => Num {
+                int: 0,
+                float: v as f64 as f32,
+            },
+        })
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Num, E> {
+        match self.0 {
+            NumKind::Int64 => i64::try_from(v)
+                .map(|int| Num { int, float: 0.0 })
+                .map_err(|_| E::custom(format_args!("{v} is not a valid int64"))),
+            NumKind::Float => Ok(Num {
+                int: 0,
+                float: v as f64 as f32,
+            }),
+        }
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Num, E> {
+        match self.0 {
+            NumKind::Int64 => Err(E::invalid_type(de::Unexpected::Float(v), &self)),
+            NumKind::Float => Ok(Num {
+                int: 0,
+                float: v as f32,
+            }),
+        }
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Num, E> {
+        let float = match (self.0, s) {
+            (NumKind::Int64, _) => {
+                return s
+                    .parse()
+                    .map(|int| Num { int, float: 0.0 })
+                    .map_err(|_| E::custom(format_args!("'{s}' is not a valid int64")));
+            }
+            (NumKind::Float, "NaN") => f32::NAN,
+            (NumKind::Float, "Infinity") => f32::INFINITY,
+            (NumKind::Float, "-Infinity") => f32::NEG_INFINITY,
             // serde_json's number parser, not `str::parse`: that one would link core's float
             // parser and its 10 KB table into the wasm for this rare form.
-            _ => serde_json::from_str::<f64>(s)
+            (NumKind::Float, _) => serde_json::from_str::<f64>(s)
                 .map_err(|_| E::custom(format_args!("'{s}' is not a valid float")))?
                 as f32,
-        }))
+        };
+        Ok(Num { int: 0, float })
     }
-);
+}
+
+struct I64Text(i64);
+
+impl<'de> Deserialize<'de> for I64Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<I64Text, D::Error> {
+        d.deserialize_any(NumVisitor(NumKind::Int64))
+            .map(|n| I64Text(n.int))
+    }
+}
+
+struct F32Text(f32);
+
+impl<'de> Deserialize<'de> for F32Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<F32Text, D::Error> {
+        d.deserialize_any(NumVisitor(NumKind::Float))
+            .map(|n| F32Text(n.float))
+    }
+}
 
 scalar!(
     BoolText(bool),
