@@ -145,8 +145,9 @@ impl AttrValue {
     /// `float32`, `[1, -1]`, `"SAME"`). Not `Debug`: the derived `Debug` of every variant (tensors
     /// included) and float `Debug` were linked into the wasm for these messages only (7 KB).
     pub fn describe(&self) -> String {
-        fn list<T>(items: &[T], f: impl Fn(&T) -> String) -> String {
-            let items: Vec<String> = items.iter().map(f).collect();
+        // Not generic: one copy for every list kind.
+        fn list(items: &mut dyn Iterator<Item = String>) -> String {
+            let items: Vec<String> = items.collect();
             format!("[{}]", items.join(", "))
         }
         fn string(s: &[u8]) -> String {
@@ -167,12 +168,12 @@ impl AttrValue {
             AttrValue::Shape(s) => shape(s),
             AttrValue::Tensor(t) => format!("<{} tensor {}>", t.dtype(), t.shape()),
             AttrValue::Func(name) => format!("function '{name}'"),
-            AttrValue::ListType(l) => list(l, |t| t.to_string()),
+            AttrValue::ListType(l) => list(&mut l.iter().map(|t| t.to_string())),
             AttrValue::ListInt(l) => format!("{l:?}"),
-            AttrValue::ListFloat(l) => list(l, |f| f.to_string()),
-            AttrValue::ListBool(l) => list(l, |b| b.to_string()),
-            AttrValue::ListStr(l) => list(l, |s| string(s)),
-            AttrValue::ListShape(l) => list(l, shape),
+            AttrValue::ListFloat(l) => list(&mut l.iter().map(|f| f.to_string())),
+            AttrValue::ListBool(l) => list(&mut l.iter().map(|b| b.to_string())),
+            AttrValue::ListStr(l) => list(&mut l.iter().map(|s| string(s))),
+            AttrValue::ListShape(l) => list(&mut l.iter().map(shape)),
         }
     }
 }
