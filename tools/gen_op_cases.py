@@ -394,6 +394,11 @@ def gen_pool():
              {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "SAME"})
     case("maxpool_all_negative", "MaxPool", {"input": f(1, 4, 4, 2, lo=-5, hi=-1)},
          {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME"})
+    # 29 channels: the kernels' channel blocks of 16, 8, 4 and 1 in one pixel.
+    x29 = f(1, 6, 5, 29)
+    for op in ("MaxPool", "AvgPool"):
+        case("%s_c29" % op.lower(), op, {("input" if op == "MaxPool" else "value"): x29},
+             {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME"})
 
 
 def gen_batchnorm():

@@ -3,6 +3,7 @@
 
 use super::fused::{with_output, Fusion};
 use super::gemm::{gemm_into, MatRef};
+use super::simd::{copy_run, zero_run};
 use super::window::{dims4, padding_attr, require_nhwc, spatial_pair, windowed_2d, Dim1, Padding};
 use crate::kernels::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::def::FLOAT;
@@ -151,25 +152,49 @@ fn im2col(
         return;
     }
     let (oh, ow) = (dy.output, dx.output);
-    for (r, patch) in patches.chunks_exact_mut(k).enumerate() {
-        let row = r0 + r;
-        let (b, rem) = (row / (oh * ow), row % (oh * ow));
-        let (oy, ox) = (rem / ow, rem % ow);
-        for (ky, prow) in patch.chunks_exact_mut(kw * ci).enumerate() {
-            let iy = (oy * dy.stride + ky * dy.dilation).checked_sub(dy.pad_before);
+    if oh == 0 || ow == 0 {
+        return;
+    }
+    // The first row's pixel, then stepped along: no divisions per row.
+    let (mut b, rem) = (r0 / (oh * ow), r0 % (oh * ow));
+    let (mut oy, mut ox) = (rem / ow, rem % ow);
+    let run = kw * ci;
+    for patch in patches.chunks_exact_mut(k) {
+        for (ky, prow) in patch.chunks_exact_mut(run).enumerate() {
+            let iy = (oy * dy.stride + ky * dy.dilation)
+                .checked_sub(dy.pad_before)
+                .filter(|&iy| iy < h);
+            let Some(iy) = iy else {
+                zero_run(prow);
+                continue;
+            };
+            let row = (b * h + iy) * w;
+            // The window row inside the input and undilated: one contiguous run of kw * ci.
+            let ix0 = (ox * dx.stride).checked_sub(dx.pad_before);
+            if let Some(src) = ix0
+                .filter(|&ix0| dx.dilation == 1 && ix0 + kw <= w)
+                .and_then(|ix0| xs.get((row + ix0) * ci..(row + ix0) * ci + run))
+            {
+                copy_run(prow, src);
+                continue;
+            }
             for (kx, dst) in prow.chunks_exact_mut(ci).enumerate() {
-                let ix = (ox * dx.stride + kx * dx.dilation).checked_sub(dx.pad_before);
-                let src = match (iy, ix) {
-                    (Some(iy), Some(ix)) if iy < h && ix < w => {
-                        let s = ((b * h + iy) * w + ix) * ci;
-                        xs.get(s..s + ci)
-                    }
-                    _ => None,
-                };
-                match src {
-                    Some(s) => dst.copy_from_slice(s),
-                    None => dst.fill(0.0),
+                let ix = (ox * dx.stride + kx * dx.dilation)
+                    .checked_sub(dx.pad_before)
+                    .filter(|&ix| ix < w);
+                match ix.and_then(|ix| xs.get((row + ix) * ci..(row + ix + 1) * ci)) {
+                    Some(s) => copy_run(dst, s),
+                    None => zero_run(dst),
                 }
+            }
+        }
+        ox += 1;
+        if ox == ow {
+            ox = 0;
+            oy += 1;
+            if oy == oh {
+                oy = 0;
+                b += 1;
             }
         }
     }

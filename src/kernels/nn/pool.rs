@@ -120,27 +120,46 @@ fn pool(
                 for iy in y0..y1 {
                     cells.extend((x0..x1).map(|ix| ((b * h + iy) * w + ix) * c));
                 }
-                for (k, block) in (0..c).step_by(BLOCK).zip(px.chunks_mut(BLOCK)) {
-                    if block.len() == BLOCK {
-                        // A fixed-size block: unrolled, and kept in registers.
-                        let mut acc = [init; BLOCK];
-                        for &s in &cells {
-                            reduce(&mut acc, xs.get(s + k..s + k + BLOCK).ok_or_else(bad)?);
+                // Blocks of 16 channels, then 8, 4 and single ones: every block fixed-size, so
+                // unrolled and kept in registers, with no variable-length fill or copy (each a
+                // `memory.fill`/`memory.copy` call in wasm, dearer than the block's work).
+                let mut k = 0;
+                while k < c {
+                    let step = match c - k {
+                        r if r >= BLOCK => {
+                            pool_block::<BLOCK>(xs, &cells, k, init, &reduce, &finish, px)
                         }
-                        finish(&mut acc, cells.len());
-                        block.copy_from_slice(&acc);
-                    } else {
-                        block.fill(init);
-                        for &s in &cells {
-                            reduce(block, xs.get(s + k..s + k + block.len()).ok_or_else(bad)?);
-                        }
-                        finish(block, cells.len());
-                    }
+                        r if r >= 8 => pool_block::<8>(xs, &cells, k, init, &reduce, &finish, px),
+                        r if r >= 4 => pool_block::<4>(xs, &cells, k, init, &reduce, &finish, px),
+                        _ => pool_block::<1>(xs, &cells, k, init, &reduce, &finish, px),
+                    };
+                    k += step.ok_or_else(bad)?;
                 }
             }
         }
     }
     Tensor::from_vec(shape, out)
+}
+
+/// Channels `k..k + B` of one output pixel `px` from the window `cells`; returns `B`, or None if
+/// an index is out of range.
+#[inline(always)]
+fn pool_block<const B: usize>(
+    xs: &[f32],
+    cells: &[usize],
+    k: usize,
+    init: f32,
+    reduce: &impl Fn(&mut [f32], &[f32]),
+    finish: &impl Fn(&mut [f32], usize),
+    px: &mut [f32],
+) -> Option<usize> {
+    let mut acc = [init; B];
+    for &s in cells {
+        reduce(&mut acc, xs.get(s + k..s + k + B)?);
+    }
+    finish(&mut acc, cells.len());
+    px.get_mut(k..k + B)?.copy_from_slice(&acc);
+    Some(B)
 }
 
 fn max_pool(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {

@@ -201,6 +201,73 @@ pub fn load_at(s: &[f32], at: usize) -> Option<F4> {
         .map(F4::load)
 }
 
+/// `dst.copy_from_slice(src)` for runs of equal length, with those up to 16 long as fixed-size
+/// loads and stores: a variable-length copy compiles to `memory.copy`, which V8 runs out of line at
+/// ~3 ns a call whatever its size (measured: six plain stores cost less), and im2col makes one per
+/// kernel row of every output pixel. Lengths 4-16 take overlapping 4-lane copies.
+#[inline(always)]
+pub fn copy_run(dst: &mut [f32], src: &[f32]) {
+    let n = dst.len();
+    if n != src.len() {
+        return;
+    }
+    let mut lanes = |at: usize| {
+        if let Some(v) = load_at(src, at) {
+            store_at(dst, at, v);
+        }
+    };
+    match n {
+        0..=3 => {
+            // Unrolled by hand: a loop here would be turned back into `memory.copy`.
+            if n > 0 {
+                dst[0] = src[0];
+            }
+            if n > 1 {
+                dst[1] = src[1];
+            }
+            if n > 2 {
+                dst[2] = src[2];
+            }
+        }
+        4..=8 => {
+            lanes(0);
+            lanes(n - 4);
+        }
+        9..=16 => {
+            lanes(0);
+            lanes(4);
+            lanes(n - 8);
+            lanes(n - 4);
+        }
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// `dst.fill(0.0)` with short runs as stores (as [`copy_run`]).
+#[inline(always)]
+pub fn zero_run(dst: &mut [f32]) {
+    let n = dst.len();
+    let zero = F4::splat(0.0);
+    match n {
+        0..=3 => {
+            if n > 0 {
+                dst[0] = 0.0;
+            }
+            if n > 1 {
+                dst[1] = 0.0;
+            }
+            if n > 2 {
+                dst[2] = 0.0;
+            }
+        }
+        4..=8 => {
+            store_at(dst, 0, zero);
+            store_at(dst, n - 4, zero);
+        }
+        _ => dst.fill(0.0),
+    }
+}
+
 /// Stores `v` at `at..at + 4` of `d`; false (nothing stored) if out of range.
 #[inline(always)]
 pub fn store_at(d: &mut [f32], at: usize, v: F4) -> bool {
