@@ -695,6 +695,10 @@ def gen_array():
     case("identity_int32", "Identity", {"input": i(4)})
     case("identity_bool", "Identity", {"input": b(3)})
     case("identityn", "IdentityN", {"input": [f(2), i(3), b(1, 2)]})
+    # Padding only outer dims: the unpadded inner dims are copied as one run per padded row.
+    case("pad_outer_dims", "Pad", {"input": f(2, 3, 4, 5), "paddings": c([[0, 0], [1, 2], [2, 1], [0, 0]])})
+    case("padv2_outer_dims", "PadV2", {"input": f(2, 3, 4), "paddings": c([[1, 1], [0, 0], [0, 0]]),
+                                       "constant_values": c(1.5, F32)})
 
 
 def gen_compare():

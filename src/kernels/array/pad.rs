@@ -67,8 +67,10 @@ fn emit_padded(
 ) {
     let (before, after) = pads[d];
     emit(1, 0, before * ostrides[d], 0);
-    if d + 1 == dims.len() {
-        emit(0, off, dims[d], 1);
+    if pads[d + 1..].iter().all(|&p| p == (0, 0)) {
+        // No padding inside this dim (always so for the last): its block is one contiguous run
+        // in both tensors (an image padded in height and width copies whole rows, not pixels).
+        emit(0, off, dims[d] * istrides[d], 1);
     } else {
         for i in 0..dims[d] {
             emit_padded(
@@ -179,7 +181,14 @@ fn mirror_pad(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Re
         shape.clone(),
         &mut |emit| {
             if n > 0 {
-                let k = rank;
+                // Rows along the last padded dim; the unpadded dims inside it move as blocks of
+                // `inner` (an image padded in height and width: whole pixels, and the unmirrored
+                // part of each row in one run).
+                let k = pads
+                    .iter()
+                    .rposition(|&p| p != (0, 0))
+                    .map_or(rank, |d| d + 1);
+                let inner: usize = x.dims()[k..].iter().product();
                 let (row_before, row) = (pads[k - 1].0, x.dims()[k - 1]);
                 let last = &maps[k - 1];
                 let mut idx = vec![0usize; k - 1];
@@ -187,13 +196,13 @@ fn mirror_pad(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Re
                 for _ in 0..rows {
                     let base: usize = (0..k - 1).map(|d| maps[d][idx[d]] * istrides[d]).sum();
                     for &m in &last[..row_before] {
-                        emit(0, base + m, 1, 1);
+                        emit(0, base + m * inner, inner, 1);
                     }
-                    emit(0, base, row, 1);
+                    emit(0, base, row * inner, 1);
                     for &m in &last[row_before + row..] {
-                        emit(0, base + m, 1, 1);
+                        emit(0, base + m * inner, inner, 1);
                     }
-                    // Next output row: an odometer over all but the last dim.
+                    // Next output row: an odometer over the dims before the row's.
                     for d in (0..k - 1).rev() {
                         idx[d] += 1;
                         if idx[d] < odims[d] {
