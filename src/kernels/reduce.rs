@@ -229,20 +229,21 @@ impl ReducePlan {
     }
 }
 
-/// The larger of two floats, NaN if either is (TF's Max propagates NaN).
+/// The running max `p` updated with `q`: NaN once either is, and NaN stays (TF's Max propagates
+/// NaN).
 #[inline(always)]
 fn max_nan(p: f32, q: f32) -> f32 {
-    if p.is_nan() || q > p || q.is_nan() {
+    if q > p || q.is_nan() {
         q
     } else {
         p
     }
 }
 
-/// The smaller of two floats, NaN if either is.
+/// The running min `p` updated with `q`, NaN-propagating as [`max_nan`].
 #[inline(always)]
 fn min_nan(p: f32, q: f32) -> f32 {
-    if p.is_nan() || q < p || q.is_nan() {
+    if q < p || q.is_nan() {
         q
     } else {
         p
@@ -252,11 +253,6 @@ fn min_nan(p: f32, q: f32) -> f32 {
 /// Max of a row (-inf if empty), NaN if it holds one; vectorized.
 pub(crate) fn max_f32(row: &[f32]) -> f32 {
     fold_lanes(row, f32::NEG_INFINITY, &max_nan)
-}
-
-/// Min of a row (+inf if empty), NaN if it holds one; vectorized.
-pub(crate) fn min_f32(row: &[f32]) -> f32 {
-    fold_lanes(row, f32::INFINITY, &min_nan)
 }
 
 /// A fold over eight interleaved accumulators: lets the compiler vectorize the loop and, for
@@ -436,13 +432,15 @@ fn any(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
 // ---------------------------------------------------------------------------------------------
 // ArgMax / ArgMin
 
-/// Index of the best element along `axis` for every (outer, inner) position; the first wins ties.
-/// `better(candidate, best)` decides replacement.
+/// Index of the best element along `axis` for every (outer, inner) position, as TF's (Eigen's)
+/// arg reducers pick it: the running best starts at `init` (the type's lowest value for ArgMax,
+/// its highest for ArgMin) with index 0, and an element replaces it only if `better` (strictly).
+/// So the first of equal extremes wins, NaN never does, and a row with nothing better than
+/// `init` (all NaN, say) gives 0.
 fn arg_reduce<T: Element>(
     x: &[T],
-    outer: usize,
-    reduce: usize,
-    inner: usize,
+    (outer, reduce, inner): (usize, usize, usize),
+    init: T,
     better: fn(T, T) -> bool,
 ) -> Result<Vec<i64>> {
     let n = outer.saturating_mul(inner);
@@ -453,23 +451,23 @@ fn arg_reduce<T: Element>(
     }
     if inner == 1 {
         for block in x.chunks_exact(reduce) {
-            let mut best = 0usize;
-            for (i, &v) in block.iter().enumerate().skip(1) {
-                if better(v, block[best]) {
-                    best = i;
+            let (mut best, mut at) = (init, 0usize);
+            for (i, &v) in block.iter().enumerate() {
+                if better(v, best) {
+                    (best, at) = (v, i);
                 }
             }
-            idx.push(best as i64);
+            idx.push(at as i64);
         }
     } else {
         let mut best = try_with_capacity::<T>(inner)?;
         for block in x.chunks_exact(reduce * inner) {
             best.clear();
-            best.extend_from_slice(&block[..inner]);
+            best.resize(inner, init);
             let start = idx.len();
             idx.resize(start + inner, 0);
             let slots = &mut idx[start..];
-            for (r, row) in block.chunks_exact(inner).enumerate().skip(1) {
+            for (r, row) in block.chunks_exact(inner).enumerate() {
                 for ((b, i), &v) in best.iter_mut().zip(slots.iter_mut()).zip(row) {
                     if better(v, *b) {
                         *b = v;
@@ -509,46 +507,52 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
     let outer: usize = dims[..axis].iter().product();
     let inner: usize = dims[axis + 1..].iter().product();
     let reduce = dims[axis];
+    let geometry = (outer, reduce, inner);
     let idx = match x.dtype() {
-        // Along the last axis (the common case: class scores), a vectorized max or min, then the
-        // first element equal to it, or the first NaN if the row has one (NaN counts as the
-        // extreme value): both fast, where a compare-and-branch per element is not.
+        // Along the last axis (the common case: class scores): a vectorized max (or min) that
+        // skips NaN, from the same starting value as `arg_reduce`, then the first element equal
+        // to it; the same answer, where a compare-and-branch per element does not vectorize.
         DType::Float32 if inner == 1 => {
             let mut idx = try_with_capacity::<i64>(outer)?;
             for row in x.f32s()?.chunks_exact(reduce) {
-                let m = if is_max { max_f32(row) } else { min_f32(row) };
-                let at = if m.is_nan() {
-                    row.iter().position(|v| v.is_nan())
+                let (m, found) = if is_max {
+                    let m = fold_lanes(row, f32::MIN, &|p, q| if q > p { q } else { p });
+                    (m, m > f32::MIN)
                 } else {
+                    let m = fold_lanes(row, f32::MAX, &|p, q| if q < p { q } else { p });
+                    (m, m < f32::MAX)
+                };
+                let at = if found {
                     row.iter().position(|&v| v == m)
+                } else {
+                    None
                 };
                 idx.push(at.unwrap_or(0) as i64);
             }
             idx
         }
-        // NaN counts as the extreme value, so the first NaN wins.
         DType::Float32 => {
-            let better = if is_max {
-                |v: f32, b: f32| !b.is_nan() && (v > b || v.is_nan())
+            let s = x.f32s()?;
+            if is_max {
+                arg_reduce(s, geometry, f32::MIN, |v, b| v > b)?
             } else {
-                |v: f32, b: f32| !b.is_nan() && (v < b || v.is_nan())
-            };
-            arg_reduce(x.f32s()?, outer, reduce, inner, better)?
+                arg_reduce(s, geometry, f32::MAX, |v, b| v < b)?
+            }
         }
         DType::Int32 => {
             let s = x.as_slice::<i32>()?;
             if is_max {
-                arg_reduce(s, outer, reduce, inner, |v, b| v > b)?
+                arg_reduce(s, geometry, i32::MIN, |v, b| v > b)?
             } else {
-                arg_reduce(s, outer, reduce, inner, |v, b| v < b)?
+                arg_reduce(s, geometry, i32::MAX, |v, b| v < b)?
             }
         }
         DType::Int64 => {
             let s = x.as_slice::<i64>()?;
             if is_max {
-                arg_reduce(s, outer, reduce, inner, |v, b| v > b)?
+                arg_reduce(s, geometry, i64::MIN, |v, b| v > b)?
             } else {
-                arg_reduce(s, outer, reduce, inner, |v, b| v < b)?
+                arg_reduce(s, geometry, i64::MAX, |v, b| v < b)?
             }
         }
         t => return Err(unsupported(t)),
@@ -670,17 +674,29 @@ mod tests {
         assert_eq!(reduce_axes(&Tensor::scalar(-1i64), 3).unwrap(), vec![2]);
     }
 
-    #[test]
-    fn last_axis_arg_extremes_take_the_first_tie_or_nan() {
-        let run = |op: &str, row: &[f32]| {
-            let x = Tensor::from_slice(&[2, row.len()], &[row, row].concat()).unwrap();
-            let mut ctx = crate::EagerContext::default();
+    /// ArgMax and ArgMin of `row` along the last axis (the vectorized path) and along axis 0 of
+    /// its transpose (the general one); both must agree.
+    fn arg_extremes(row: &[f32]) -> (i64, i64) {
+        let mut ctx = crate::EagerContext::default();
+        let mut run = |op: &str, x: Tensor, axis: i32| {
             let no_attrs: Vec<(&str, crate::ops::AttrValue)> = vec![];
             let out = ctx
-                .execute(op, &[x, Tensor::scalar(1i32)], no_attrs)
+                .execute(op, &[x, Tensor::scalar(axis)], no_attrs)
                 .unwrap();
             out[0].as_slice::<i64>().unwrap().to_vec()
         };
+        let rows = Tensor::from_slice(&[2, row.len()], &[row, row].concat()).unwrap();
+        let cols: Vec<f32> = row.iter().flat_map(|&v| [v, v]).collect();
+        let cols = Tensor::from_slice(&[row.len(), 2], &cols).unwrap();
+        let last = (run("ArgMax", rows.clone(), 1), run("ArgMin", rows, 1));
+        let first = (run("ArgMax", cols.clone(), 0), run("ArgMin", cols, 0));
+        assert_eq!(last, first, "paths disagree on {row:?}");
+        assert!(last.0[0] == last.0[1] && last.1[0] == last.1[1]);
+        (last.0[0], last.1[0])
+    }
+
+    #[test]
+    fn arg_extremes_take_the_first_tie_and_skip_nan_as_tf_does() {
         // 19 elements: two 8-lane chunks and a tail; ties at 3, 12 and 17.
         let mut row: Vec<f32> = (0..19).map(|i| (i % 5) as f32 * 0.5).collect();
         row[3] = 9.0;
@@ -688,20 +704,60 @@ mod tests {
         row[17] = 9.0;
         row[6] = -4.0;
         row[16] = -4.0;
-        assert_eq!(run("ArgMax", &row), vec![3, 3]);
-        assert_eq!(run("ArgMin", &row), vec![6, 6]);
+        assert_eq!(arg_extremes(&row), (3, 6));
         row[14] = f32::NAN;
         row[18] = f32::NAN;
-        assert_eq!(run("ArgMax", &row), vec![14, 14]);
-        assert_eq!(run("ArgMin", &row), vec![14, 14]);
+        row[0] = f32::NAN;
+        assert_eq!(arg_extremes(&row), (3, 6));
+        // TensorFlow 2.18 (CPU) on each row: NaN never wins, and a row with nothing beyond the
+        // type's lowest (highest) value gives 0.
+        let (nan, inf) = (f32::NAN, f32::INFINITY);
+        let cases: [(&[f32], (i64, i64)); 7] = [
+            (&[nan, -inf], (0, 1)),
+            (&[-inf, nan], (0, 0)),
+            (&[nan, nan, 1.0], (2, 2)),
+            (&[nan, inf], (1, 0)),
+            (&[2.0, inf, nan, inf], (1, 0)),
+            (&[nan, -3e38], (1, 1)),
+            (&[f32::MIN, nan, f32::MIN], (0, 0)),
+        ];
+        for (row, want) in cases {
+            assert_eq!(arg_extremes(row), want, "{row:?}");
+        }
+    }
+
+    #[test]
+    fn max_and_min_propagate_nan_from_any_position() {
+        for len in [1, 3, 8, 9, 17, 24] {
+            for at in 0..len {
+                let mut row: Vec<f32> = (0..len).map(|i| i as f32 - 4.0).collect();
+                row[at] = f32::NAN;
+                assert!(max_f32(&row).is_nan(), "len {len}, NaN at {at}");
+                let x = Tensor::from_slice(&[1, len], &row).unwrap();
+                let mut ctx = crate::EagerContext::default();
+                for op in ["Max", "Min"] {
+                    let no_attrs: Vec<(&str, crate::ops::AttrValue)> = vec![];
+                    let out = ctx
+                        .execute(op, &[x.clone(), Tensor::scalar(1i32)], no_attrs)
+                        .unwrap();
+                    assert!(
+                        out[0].f32s().unwrap()[0].is_nan(),
+                        "{op}, len {len}, NaN at {at}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
     fn arg_reduce_takes_first_extreme() {
         let x = [1, 5, 5, 2, 9, 0];
-        assert_eq!(arg_reduce(&x, 2, 3, 1, |v, b| v > b).unwrap(), vec![1, 1]);
         assert_eq!(
-            arg_reduce(&x, 1, 2, 3, |v, b| v > b).unwrap(),
+            arg_reduce(&x, (2, 3, 1), i32::MIN, |v, b| v > b).unwrap(),
+            vec![1, 1]
+        );
+        assert_eq!(
+            arg_reduce(&x, (1, 2, 3), i32::MIN, |v, b| v > b).unwrap(),
             vec![1, 1, 0]
         );
     }

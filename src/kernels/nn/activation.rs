@@ -320,6 +320,20 @@ mod tests {
     }
 
     #[test]
+    fn a_nan_makes_its_softmax_row_nan_as_in_tf() {
+        // TF 2.18 (CPU): softmax and log-softmax of [1, NaN, 0.5] are NaN throughout. The NaN in
+        // the middle of a lane once made the row max 0.5, and exp saw a positive argument (the
+        // fuzzer's find).
+        let t = Tensor::from_slice(&[2, 3], &[1f32, f32::NAN, 0.5, 1.0, 2.0, 3.0]).unwrap();
+        for log in [false, true] {
+            let s = softmax(&t, log).unwrap();
+            let v = s.f32s().unwrap();
+            assert!(v[..3].iter().all(|x| x.is_nan()), "log {log}: {v:?}");
+            assert!(v[3..].iter().all(|x| x.is_finite()), "log {log}: {v:?}");
+        }
+    }
+
+    #[test]
     fn softmax_rows_sum_to_one() {
         let t = Tensor::from_slice(&[2, 3], &[1f32, 2., 3., 1000., 1000., 1000.]).unwrap();
         let s = softmax(&t, false).unwrap();
