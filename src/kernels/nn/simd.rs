@@ -339,14 +339,14 @@ mod tests {
     fn short_runs_copy_and_zero_exactly_their_length() {
         let src: Vec<f32> = (1..=24).map(|v| v as f32).collect();
         for n in 0..=20 {
-            let mut dst = vec![-1f32; 24];
+            let mut dst = [-1f32; 24];
             copy_run(&mut dst[2..2 + n], &src[..n]);
             assert_eq!(&dst[2..2 + n], &src[..n], "copy of {n}");
             assert!(
                 dst[..2].iter().chain(&dst[2 + n..]).all(|&v| v == -1.0),
                 "copy of {n}"
             );
-            let mut dst = vec![-1f32; 24];
+            let mut dst = [-1f32; 24];
             zero_run(&mut dst[2..2 + n]);
             assert!(dst[2..2 + n].iter().all(|&v| v == 0.0), "zero of {n}");
             assert!(
