@@ -138,6 +138,16 @@ fn bad_execute_calls_fail_cleanly() {
             "cannot allocate",
         ),
         (
+            // An output within the 2 GiB bound (400M floats, reserved, never written) whose row
+            // weight table (24 bytes a row) is not: an error, not an allocation abort.
+            "ResizeBilinear weight table",
+            "ResizeBilinear",
+            vec![f32s(&[1, 1, 1, 4]), i32s(&[2], &[100_000_000, 1])],
+            vec![],
+            Code::ResourceExhausted,
+            "interpolation weights",
+        ),
+        (
             "placeholder",
             "Placeholder",
             vec![],

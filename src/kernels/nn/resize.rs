@@ -5,8 +5,8 @@ use crate::kernels::nn::simd::{load_at, store_at, F4};
 use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::NUMERIC;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
-use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_alloc, try_with_capacity, DType, Shape, Tensor};
+use crate::status::{invalid_argument, resource_exhausted, Result};
+use crate::tensor::{try_alloc, try_with_capacity, DType, Shape, Tensor, MAX_TENSOR_BYTES};
 use core::ops::{Add, Mul, Sub};
 
 pub fn register(reg: &mut Registry) {
@@ -37,24 +37,32 @@ fn resize_scale(input: usize, output: usize, align_corners: bool) -> f32 {
     }
 }
 
-/// TF's `compute_interpolation_weights` with the half-pixel or legacy scaler.
-fn weights(input: usize, output: usize, scale: f32, half_pixel: bool) -> Vec<Lerp> {
+/// TF's `compute_interpolation_weights` with the half-pixel or legacy scaler; ResourceExhausted
+/// rather than an abort when `output` entries cannot be allocated.
+fn weights(input: usize, output: usize, scale: f32, half_pixel: bool) -> Result<Vec<Lerp>> {
     let last = input.saturating_sub(1) as i64;
-    (0..output)
-        .map(|i| {
-            let src = if half_pixel {
-                (i as f32 + 0.5) * scale - 0.5
-            } else {
-                i as f32 * scale
-            };
-            let fl = src.floor();
-            Lerp {
-                lower: (fl as i64).clamp(0, last) as usize,
-                upper: (src.ceil() as i64).clamp(0, last) as usize,
-                frac: src - fl,
-            }
-        })
-        .collect()
+    let mut v = Vec::new();
+    if output.saturating_mul(std::mem::size_of::<Lerp>()) > MAX_TENSOR_BYTES
+        || v.try_reserve_exact(output).is_err()
+    {
+        return Err(resource_exhausted(format!(
+            "ResizeBilinear: cannot allocate interpolation weights for an output size of {output}"
+        )));
+    }
+    v.extend((0..output).map(|i| {
+        let src = if half_pixel {
+            (i as f32 + 0.5) * scale - 0.5
+        } else {
+            i as f32 * scale
+        };
+        let fl = src.floor();
+        Lerp {
+            lower: (fl as i64).clamp(0, last) as usize,
+            upper: (src.ceil() as i64).clamp(0, last) as usize,
+            frac: src - fl,
+        }
+    }));
+    Ok(v)
 }
 
 fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -110,13 +118,21 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     // input is aliased, not copied).
     let images = crate::kernels::math::cast_tensor(images, DType::Float32)?;
     let xs = images.f32s()?;
-    let ys = weights(h, oh, resize_scale(h, oh, align), half);
-    let xw = weights(w, ow, resize_scale(w, ow, align), half);
-    let out = if c < 4 {
-        narrow(xs, [n, h, w, c], &ys, &xw, shape.num_elements())?
+    // The output first: its size check (2 GiB) also bounds the weight tables below, which have
+    // one entry per output row and column.
+    let len = shape.num_elements();
+    let mut out = if c < 4 {
+        try_alloc::<f32>(len)?
     } else {
-        wide(xs, [n, h, w, c], &ys, &xw, shape.num_elements())?
+        try_with_capacity::<f32>(len)?
     };
+    let ys = weights(h, oh, resize_scale(h, oh, align), half)?;
+    let xw = weights(w, ow, resize_scale(w, ow, align), half)?;
+    if c < 4 {
+        narrow(xs, [n, h, w, c], &ys, &xw, &mut out)?;
+    } else {
+        wide(xs, [n, h, w, c], &ys, &xw, &mut out)?;
+    }
     Ok(vec![Tensor::from_vec(shape, out)?])
 }
 
@@ -160,10 +176,9 @@ fn for_each_pixel(
 }
 
 /// 4+ channels: each pixel a loop over its channels, vectorized.
-fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> Result<Vec<f32>> {
+/// Appends to `out`, which has the capacity: no zeroing pass over the (often large) output.
+fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], out: &mut Vec<f32>) -> Result<()> {
     let c = dims[3];
-    // Filled by appending: no zeroing pass over the (often large) output first.
-    let mut out = try_with_capacity::<f32>(len)?;
     for_each_pixel(xs, dims, ys, xw, |top, bottom, y, x| {
         let (lo, hi) = (x.lower * c, x.upper * c);
         let (Some(tl), Some(tr), Some(bl), Some(br)) = (
@@ -180,17 +195,16 @@ fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> R
             lerp(lerp(tl, tr, x.frac), lerp(bl, br, x.frac), y.frac)
         }));
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 /// Images of 1-3 channels (camera frames, masks), where a channel loop per pixel is mostly
 /// overhead: each pixel is one 4-lane computation over its channels and whatever follows them,
 /// stored in place, the extra lanes overwritten by the next pixel. Pixels whose 4 lanes would
 /// run past a row or the output take the scalar loop.
-fn narrow(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) -> Result<Vec<f32>> {
+/// `out` holds the output's length in zeros.
+fn narrow(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], out: &mut [f32]) -> Result<()> {
     let c = dims[3];
-    let mut out = try_alloc::<f32>(len)?;
     let mut p = 0;
     for_each_pixel(xs, dims, ys, xw, |top, bottom, y, x| {
         let (lo, hi) = (x.lower * c, x.upper * c);
@@ -202,7 +216,7 @@ fn narrow(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) ->
         ) {
             (Some(tl), Some(tr), Some(bl), Some(br)) => {
                 let (fx, fy) = (F4::splat(x.frac), F4::splat(y.frac));
-                store_at(&mut out, p, lerp(lerp(tl, tr, fx), lerp(bl, br, fx), fy))
+                store_at(out, p, lerp(lerp(tl, tr, fx), lerp(bl, br, fx), fy))
             }
             _ => false,
         };
@@ -219,8 +233,7 @@ fn narrow(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], len: usize) ->
         }
         p += c;
         Ok(())
-    })?;
-    Ok(out)
+    })
 }
 
 #[cfg(test)]
@@ -230,11 +243,11 @@ mod tests {
     #[test]
     fn half_pixel_weights() {
         // 2 -> 4 with half-pixel centers: sources -0.25, 0.25, 0.75, 1.25.
-        let w = weights(2, 4, resize_scale(2, 4, false), true);
+        let w = weights(2, 4, resize_scale(2, 4, false), true).unwrap();
         assert_eq!((w[0].lower, w[0].upper, w[0].frac), (0, 0, 0.75));
         assert_eq!((w[1].lower, w[1].upper, w[1].frac), (0, 1, 0.25));
         assert_eq!((w[3].lower, w[3].upper), (1, 1));
-        let w = weights(3, 5, resize_scale(3, 5, true), false);
+        let w = weights(3, 5, resize_scale(3, 5, true), false).unwrap();
         assert_eq!((w[4].lower, w[4].upper, w[4].frac), (2, 2, 0.0));
     }
 }
