@@ -282,7 +282,9 @@ pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
     let depth = t.dims()[t.rank() - 1];
     if depth > 0 {
         for row in x.chunks_exact(depth) {
-            let max = crate::kernels::reduce::max_f32(row);
+            // The row max, unless the row holds a NaN: then exp may see positive arguments, but
+            // the sum below is NaN and so is every output, as in TF.
+            let max = crate::kernels::reduce::max_fast(row);
             if log {
                 let ls = lane_sum(row, |v| vmath::exp_nonpositive(v - max)).ln();
                 out.extend(row.iter().map(|&v| v - max - ls));
