@@ -6,7 +6,7 @@ use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::NUMERIC;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, resource_exhausted, Result};
-use crate::tensor::{try_alloc, try_with_capacity, DType, Shape, Tensor, MAX_TENSOR_BYTES};
+use crate::tensor::{try_with_capacity, DType, Shape, Tensor, MAX_TENSOR_BYTES};
 use core::ops::{Add, Mul, Sub};
 
 pub fn register(reg: &mut Registry) {
@@ -118,14 +118,9 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     // input is aliased, not copied).
     let images = crate::kernels::math::cast_tensor(images, DType::Float32)?;
     let xs = images.f32s()?;
-    // The output first: its size check (2 GiB) also bounds the weight tables below, which have
-    // one entry per output row and column.
-    let len = shape.num_elements();
-    let mut out = if c < 4 {
-        try_alloc::<f32>(len)?
-    } else {
-        try_with_capacity::<f32>(len)?
-    };
+    // The output first: its 2 GiB check comes before the weight tables are sized from it (one
+    // entry per output row and column).
+    let mut out = try_with_capacity::<f32>(shape.num_elements())?;
     let ys = weights(h, oh, resize_scale(h, oh, align), half)?;
     let xw = weights(w, ow, resize_scale(w, ow, align), half)?;
     if c < 4 {
@@ -175,8 +170,8 @@ fn for_each_pixel(
     Ok(())
 }
 
-/// 4+ channels: each pixel a loop over its channels, vectorized.
-/// Appends to `out`, which has the capacity: no zeroing pass over the (often large) output.
+/// 4+ channels: each pixel a loop over its channels, vectorized, appended to `out` (which has the
+/// capacity): no zeroing pass over the (often large) output.
 fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], out: &mut Vec<f32>) -> Result<()> {
     let c = dims[3];
     for_each_pixel(xs, dims, ys, xw, |top, bottom, y, x| {
@@ -201,10 +196,17 @@ fn wide(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], out: &mut Vec<f3
 /// Images of 1-3 channels (camera frames, masks), where a channel loop per pixel is mostly
 /// overhead: each pixel is one 4-lane computation over its channels and whatever follows them,
 /// stored in place, the extra lanes overwritten by the next pixel. Pixels whose 4 lanes would
-/// run past a row or the output take the scalar loop.
-/// `out` holds the output's length in zeros.
-fn narrow(xs: &[f32], dims: [usize; 4], ys: &[Lerp], xw: &[Lerp], out: &mut [f32]) -> Result<()> {
-    let c = dims[3];
+/// run past a row or the output take the scalar loop. `out` (empty, with the output's capacity)
+/// is zero-filled first, as the stores go in place.
+fn narrow(
+    xs: &[f32],
+    dims: [usize; 4],
+    ys: &[Lerp],
+    xw: &[Lerp],
+    out: &mut Vec<f32>,
+) -> Result<()> {
+    let [n, _, _, c] = dims;
+    out.resize(n * ys.len() * xw.len() * c, 0.0);
     let mut p = 0;
     for_each_pixel(xs, dims, ys, xw, |top, bottom, y, x| {
         let (lo, hi) = (x.lower * c, x.upper * c);
