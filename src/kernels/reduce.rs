@@ -258,9 +258,9 @@ fn min_nan(p: f32, q: f32) -> f32 {
 }
 
 /// The max of a row (-inf if empty) when it holds no NaN; some element of it otherwise. The
-/// condition folds into one compare (unordered or greater) and a select per element, which vectorizes, unlike a fold that
-/// keeps a NaN once seen (two compares and an or): 4x faster. Softmax shifts rows by it (a row
-/// with a NaN comes out NaN whatever the shift).
+/// condition folds into one compare (unordered or greater) and a select per element, which
+/// vectorizes, unlike a fold that keeps a NaN once seen (two compares and an or): 4x faster.
+/// Softmax shifts rows by it (a row with a NaN comes out NaN whatever the shift).
 pub(crate) fn max_fast(row: &[f32]) -> f32 {
     fold_lanes(row, f32::NEG_INFINITY, &|p, q| {
         if p.is_nan() || q > p || q.is_nan() {
@@ -294,7 +294,7 @@ fn min_f32(row: &[f32]) -> f32 {
 }
 
 fn exact_if_nan(row: &[f32], m: f32) -> f32 {
-    if fold_lanes(row, 0.0, &|a, b| a + b).is_nan() && row.iter().any(|v| v.is_nan()) {
+    if fold_lanes(row, 0.0, &add_f32).is_nan() && row.iter().any(|v| v.is_nan()) {
         f32::NAN
     } else {
         m
