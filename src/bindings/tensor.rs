@@ -288,13 +288,17 @@ pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
                 let a = target
                     .dyn_ref::<Uint8Array>()
                     .ok_or_else(|| wrong("Uint8Array"))?;
-                let bytes: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
-                a.subarray(0, room(a.length())?).copy_from(&bytes);
+                a.subarray(0, room(a.length())?).copy_from(&bool_bytes(v));
             }
             Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         }
         Ok(n as u32)
     })
+}
+
+/// A bool tensor's elements as the bytes JS sees (0 or 1; Rust's bool has no typed-array twin).
+fn bool_bytes(v: &[bool]) -> Vec<u8> {
+    v.iter().map(|&b| u8::from(b)).collect()
 }
 
 /// A copy of the tensor's elements as a typed array of its dtype (bool -> Uint8Array).
@@ -306,10 +310,7 @@ pub fn tensor_data(h: f64) -> JsResult<JsValue> {
             Data::F32(v) => Float32Array::from(v.as_slice()).into(),
             Data::I32(v) => Int32Array::from(v.as_slice()).into(),
             Data::I64(v) => BigInt64Array::from(v.as_slice()).into(),
-            Data::Bool(v) => {
-                let bytes: Vec<u8> = v.iter().map(|&b| u8::from(b)).collect();
-                Uint8Array::from(bytes.as_slice()).into()
-            }
+            Data::Bool(v) => Uint8Array::from(bool_bytes(v).as_slice()).into(),
             Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         })
     })
