@@ -472,9 +472,7 @@ function makeCases(R, data) {
     };
     const eagerPredict = (E, model, fx) => {
       const x = E.ctx.tensor(fx.x, fx.shape);
-      const y = model.predict(x);
-      const v = y.dataSync();
-      y.dispose();
+      const v = readAndDispose(model.predict(x));
       x.dispose();
       return v;
     };
@@ -493,9 +491,7 @@ function makeCases(R, data) {
       );
     const tfjsPredict = (T, model, fx) => {
       const x = T.tf.tensor(fx.x, fx.shape);
-      const y = model.predict(x);
-      const v = y.dataSync();
-      y.dispose();
+      const v = readAndDispose(model.predict(x));
       x.dispose();
       return v;
     };
