@@ -7,7 +7,8 @@ mod native {
     use criterion::{black_box, criterion_group, Criterion};
     use eager_wasm::eager::kernel_cache::KernelCache;
     use eager_wasm::eager::{CacheKey, CacheOptions};
-    use eager_wasm::ops::{lookup, resolve_attrs};
+    use eager_wasm::ops::resolve_attrs;
+    use eager_wasm::registry::lookup;
     use eager_wasm::{AttrValue, ContextOptions, EagerContext, Tensor};
 
     fn matmul_key(a: &Tensor) -> CacheKey {

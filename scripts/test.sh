@@ -24,6 +24,7 @@ stage() {
 }
 
 stage "cargo fmt --check" cargo fmt --check
+stage "layering (no module refers to a higher layer)" node scripts/check-layers.mjs
 stage "clippy (host)" cargo clippy --all-targets -- -D warnings
 stage "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 stage "native tests" cargo test

@@ -1,10 +1,12 @@
 //! eager-wasm: an eager TensorFlow-op runtime for WebAssembly with an observable kernel cache.
 
 pub mod eager;
+pub mod hash;
 pub mod kernels;
 pub mod memory;
 pub mod model;
 pub mod ops;
+pub mod registry;
 pub mod resource;
 pub mod status;
 pub mod tensor;

@@ -2,7 +2,8 @@
 //! arbitrary tensors: it must return Ok or a Status, never panic, and stay usable.
 #![no_main]
 
-use eager_wasm::ops::{registry, AttrType, AttrValue};
+use eager_wasm::ops::{AttrType, AttrValue};
+use eager_wasm::registry::registry;
 use eager_wasm::tensor::{Data, Shape};
 use eager_wasm::{DType, EagerContext, Tensor};
 use libfuzzer_sys::fuzz_target;

@@ -5,7 +5,7 @@
 #![no_main]
 
 use eager_wasm::model::GraphModel;
-use eager_wasm::ops::registry;
+use eager_wasm::registry::registry;
 use eager_wasm::{EagerContext, Tensor};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Value};

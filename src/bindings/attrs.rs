@@ -1,5 +1,5 @@
 //! JS attr values -> `AttrValue`, guided by the kind the op declares for each attr
-//! (`crate::ops::lookup(op).attrs`), so `{ transpose_b: true }` and `{ strides: [1, 2, 2, 1] }` need no
+//! (`crate::registry::lookup(op).attrs`), so `{ transpose_b: true }` and `{ strides: [1, 2, 2, 1] }` need no
 //! type annotations. Undeclared names are passed through with a best guess, and the core reports
 //! them (with the op's real attr list).
 

@@ -9,7 +9,7 @@ use super::model::{ModelCell, WasmModel};
 use super::tensor::{dtype_code, tensor_from_js, with_io, with_table};
 use crate::eager::kernel_cache::default_exclusions;
 use crate::eager::{CacheOptions, ContextOptions, EagerContext, ResourceNaming};
-use crate::ops::{self, AttrValue, OpDef};
+use crate::ops::{AttrValue, OpDef};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
 use js_sys::{Array, Object, Reflect};
@@ -23,7 +23,7 @@ thread_local! {
     static NEXT_CONTEXT: Cell<u32> = const { Cell::new(1) };
     /// Registered ops by id (sorted names), so the hot path passes a number, not a string.
     static OPS: Vec<&'static OpDef> = {
-        let reg = ops::registry();
+        let reg = crate::registry::registry();
         reg.names().into_iter().filter_map(|n| reg.get(n)).collect()
     };
     /// Reused input vector: no allocation per execute.
@@ -33,7 +33,7 @@ thread_local! {
 /// The id of a registered op (for `WasmContext.execute`), or NotFound.
 #[wasm_bindgen(js_name = opId)]
 pub fn op_id(name: &str) -> JsResult<u32> {
-    let def = ops::lookup(name).map_err(js)?;
+    let def = crate::registry::lookup(name).map_err(js)?;
     Ok(OPS.with(|o| {
         o.iter()
             .position(|d| std::ptr::eq(*d, def))
@@ -423,7 +423,7 @@ fn parse_cache(v: &JsValue, mut base: CacheOptions) -> Result<CacheOptions> {
             let name = name
                 .as_string()
                 .ok_or_else(|| invalid_argument("cache.exclude must hold op names (strings)"))?;
-            ops::lookup(&name).map_err(|_| {
+            crate::registry::lookup(&name).map_err(|_| {
                 invalid_argument(format!("cache.exclude: op '{name}' is not registered"))
             })?;
             set.insert(name);

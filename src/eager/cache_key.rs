@@ -8,7 +8,8 @@
 //! and the cache looks it up through `dyn KeyLike` (the owned `CacheKey` borrows as the same trait
 //! object, with the same hash and the same full-key equality).
 
-use crate::ops::{fast_hash, AttrValue, NodeAttrs, OpDef};
+use crate::hash::fast_hash;
+use crate::ops::{AttrValue, NodeAttrs, OpDef};
 use std::borrow::Borrow;
 use std::hash::{Hash, Hasher};
 

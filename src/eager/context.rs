@@ -3,8 +3,8 @@
 
 use super::cache_key::{CacheKey, KeyProbe, CPU_DEVICE};
 use super::kernel_cache::{CacheOptions, CacheStats, KernelCache};
-use crate::kernels::KernelContext;
 use crate::memory::{self, MemoryReport};
+use crate::ops::KernelContext;
 use crate::ops::{self, AttrValue, OpDef};
 use crate::resource::{ResourceManager, ScopeId};
 use crate::status::{invalid_argument, Result};
@@ -71,7 +71,7 @@ impl EagerContext {
         inputs: &[Tensor],
         attrs: impl IntoIterator<Item = (S, AttrValue)>,
     ) -> Result<Vec<Tensor>> {
-        self.execute_op(ops::lookup(op)?, inputs, attrs)
+        self.execute_op(crate::registry::lookup(op)?, inputs, attrs)
     }
 
     /// `execute` for an op already looked up (the graph executor resolves ops once, at load).

@@ -2,7 +2,7 @@
 //! HyperLogLog sketch (1,024 registers, ~3% standard error). Bounded, so that watching a leaking
 //! op does not itself leak.
 
-use crate::ops::FastBuild;
+use crate::hash::FastBuild;
 use std::collections::HashSet;
 
 const EXACT_LIMIT: usize = 256;

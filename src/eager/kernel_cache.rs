@@ -3,9 +3,10 @@
 
 use super::cache_key::{CacheKey, KeyLike, KeyProbe};
 use super::distinct::DistinctCounter;
-use crate::kernels::Kernel;
+use crate::hash::FastBuild;
 use crate::memory::heap_bytes;
-use crate::ops::{FastBuild, OpDef};
+use crate::ops::Kernel;
+use crate::ops::OpDef;
 use crate::status::Result;
 use lru::LruCache;
 use std::collections::HashSet;
@@ -36,7 +37,7 @@ impl Default for CacheOptions {
 
 /// Ops flagged as having inherently unique keys (TF excludes the analogous tf.data ops).
 pub fn default_exclusions() -> HashSet<String, FastBuild> {
-    let reg = crate::ops::registry();
+    let reg = crate::registry::registry();
     reg.names()
         .into_iter()
         .filter(|n| reg.get(n).is_some_and(|d| d.flags.unique_key))
@@ -146,7 +147,7 @@ impl KernelCache {
     fn op_state(&mut self, def: &'static OpDef) -> &mut OpState {
         let id = def.id as usize;
         if id >= self.per_op_index.len() {
-            let bound = crate::ops::registry().id_bound().max(id + 1);
+            let bound = crate::registry::registry().id_bound().max(id + 1);
             self.per_op_index.resize(bound, UNSEEN);
         }
         let mut at = self.per_op_index[id];

@@ -4,8 +4,9 @@
 
 use super::array::assemble::assemble;
 use super::broadcast::{binary_map, binary_map_fn, broadcast_shapes};
-use super::{KernelContext, KernelFactory::Simple};
+use super::{input, two, unsupported};
 use crate::ops::def::{FLOAT, NUMERIC};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
@@ -16,7 +17,7 @@ type Outputs = Result<Vec<Tensor>>;
 const VALUES: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::Bool];
 
 pub fn register(reg: &mut Registry) {
-    let binary: [(&'static str, super::ComputeFn, &'static [DType]); 12] = [
+    let binary: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 12] = [
         ("AddV2", add, NUMERIC),
         ("Add", add, NUMERIC),
         ("Sub", sub, NUMERIC),
@@ -38,7 +39,7 @@ pub fn register(reg: &mut Registry) {
                 .type_attr("T", types),
         );
     }
-    let compare: [(&'static str, super::ComputeFn); 4] = [
+    let compare: [(&'static str, crate::ops::ComputeFn); 4] = [
         ("Greater", greater),
         ("GreaterEqual", greater_equal),
         ("Less", less),
@@ -53,7 +54,7 @@ pub fn register(reg: &mut Registry) {
         );
     }
     for (name, f) in [
-        ("Equal", equal as super::ComputeFn),
+        ("Equal", equal as crate::ops::ComputeFn),
         ("NotEqual", not_equal),
     ] {
         reg.add(
@@ -65,7 +66,7 @@ pub fn register(reg: &mut Registry) {
         );
     }
     for (name, f) in [
-        ("LogicalAnd", logical_and as super::ComputeFn),
+        ("LogicalAnd", logical_and as crate::ops::ComputeFn),
         ("LogicalOr", logical_or),
     ] {
         reg.add(
@@ -76,7 +77,7 @@ pub fn register(reg: &mut Registry) {
     }
     reg.add(OpBuilder::new("LogicalNot", Simple(logical_not)).fixed_input("x", DType::Bool));
     for (name, f) in [
-        ("Select", select as super::ComputeFn),
+        ("Select", select as crate::ops::ComputeFn),
         ("SelectV2", select_v2),
     ] {
         reg.add(
@@ -92,7 +93,7 @@ pub fn register(reg: &mut Registry) {
             .inputs_n("inputs", "N", "T")
             .type_attr("T", NUMERIC),
     );
-    let unary: [(&'static str, super::ComputeFn, &'static [DType]); 18] = [
+    let unary: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 18] = [
         ("Rsqrt", rsqrt, FLOAT),
         ("Sqrt", sqrt, FLOAT),
         ("Exp", exp, FLOAT),
@@ -128,21 +129,6 @@ pub fn register(reg: &mut Registry) {
     );
 }
 
-/// Input `i`, or InvalidArgument if the caller passed too few (kernels can be run directly).
-fn input<'a>(inputs: &'a [Tensor], i: usize, name: &str) -> Result<&'a Tensor> {
-    inputs
-        .get(i)
-        .ok_or_else(|| invalid_argument(format!("missing input '{name}' (#{i})")))
-}
-
-fn two(inputs: &[Tensor]) -> Result<(&Tensor, &Tensor)> {
-    Ok((input(inputs, 0, "x")?, input(inputs, 1, "y")?))
-}
-
-fn unsupported(d: DType) -> crate::status::Status {
-    invalid_argument(format!("dtype {d} is not supported by this op"))
-}
-
 /// Elementwise `f` over any element type (a tight map the compiler can vectorize).
 pub fn unary_map<T: Element, O: Element>(t: &Tensor, f: impl Fn(T) -> O) -> Result<Tensor> {
     let x = t.as_slice::<T>()?;
@@ -169,8 +155,12 @@ pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
 /// int32/int64 operands (through a function pointer: integer kernels share one loop per dtype).
 macro_rules! arith {
     ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
-        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-            let (x, y) = two(inputs)?;
+        pub(crate) fn $fname(
+            _: &NodeAttrs,
+            _: &mut KernelContext<'_>,
+            inputs: &[Tensor],
+        ) -> Outputs {
+            let (x, y) = two(inputs, ["x", "y"])?;
             Ok(vec![match x.dtype() {
                 DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
@@ -207,7 +197,7 @@ fn min_nan(a: f32, b: f32) -> f32 {
 }
 
 fn real_div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    let (x, y) = two(inputs)?;
+    let (x, y) = two(inputs, ["x", "y"])?;
     Ok(vec![div_f32(x, y)?])
 }
 
@@ -230,7 +220,7 @@ fn check_divisor<T: Element + Default>(x: &Tensor, y: &Tensor) -> Result<()> {
 macro_rules! checked_arith {
     ($fname:ident, $check:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-            let (x, y) = two(inputs)?;
+            let (x, y) = two(inputs, ["x", "y"])?;
             Ok(vec![match x.dtype() {
                 DType::Float32 => binary_map_fn(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => {
@@ -301,7 +291,7 @@ macro_rules! int_pow {
 
 // `b == 0` cannot reach the integer closures (checked first); the guards keep them panic-free.
 fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    let (x, y) = two(inputs)?;
+    let (x, y) = two(inputs, ["x", "y"])?;
     Ok(vec![match x.dtype() {
         DType::Float32 => div_f32(x, y)?,
         DType::Int32 => {
@@ -347,7 +337,7 @@ fn check_exponent<T: Element + Default + PartialOrd>(x: &Tensor, y: &Tensor) -> 
 macro_rules! compare {
     ($fname:ident, $op:tt) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-            let (x, y) = two(inputs)?;
+            let (x, y) = two(inputs, ["x", "y"])?;
             Ok(vec![match x.dtype() {
                 DType::Float32 => binary_map(x, y, |a: f32, b: f32| a $op b)?,
                 DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a $op b)?,
@@ -366,7 +356,7 @@ compare!(less_equal, <=);
 /// Equal / NotEqual: with `incompatible_shape_error=false`, shapes that do not broadcast give a
 /// scalar `!equal` instead of an error (TF's documented behaviour).
 fn equality(a: &NodeAttrs, inputs: &[Tensor], equal: bool) -> Outputs {
-    let (x, y) = two(inputs)?;
+    let (x, y) = two(inputs, ["x", "y"])?;
     if broadcast_shapes(x.dims(), y.dims()).is_err() && !a.bool("incompatible_shape_error")? {
         return Ok(vec![Tensor::scalar(!equal)]);
     }
@@ -389,12 +379,12 @@ fn not_equal(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
 }
 
 fn logical_and(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    let (x, y) = two(inputs)?;
+    let (x, y) = two(inputs, ["x", "y"])?;
     Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a && b)?])
 }
 
 fn logical_or(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    let (x, y) = two(inputs)?;
+    let (x, y) = two(inputs, ["x", "y"])?;
     Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a || b)?])
 }
 

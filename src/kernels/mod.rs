@@ -1,5 +1,5 @@
-//! Kernels: the `Kernel` trait, how kernels are made from attrs, and registration of every family.
-//! Each family module declares its ops (definition + kernel) in a `register` function.
+//! Kernel families. Each family module declares its ops (definition + kernel, through the interface
+//! in `ops::kernel`) in a `register` function; `register_all` lists the families.
 
 pub mod array;
 pub mod broadcast;
@@ -10,56 +10,25 @@ pub mod resource;
 pub mod space_batch;
 pub mod vmath;
 
-use crate::ops::{NodeAttrs, Registry};
-use crate::resource::{ResourceManager, ScopeId};
-use crate::status::Result;
-use crate::tensor::Tensor;
+use crate::ops::Registry;
+use crate::status::{invalid_argument, Result, Status};
+use crate::tensor::{DType, Tensor};
 
-/// What a running kernel may touch beside its inputs.
-pub struct KernelContext<'a> {
-    pub resources: &'a mut ResourceManager,
-    /// The scope new resources belong to (the model being loaded, or the context root).
-    pub scope: ScopeId,
+/// Input `i`, or InvalidArgument naming it if the caller passed too few (kernels can be run
+/// directly, without the op definition's arity check).
+pub(crate) fn input<'a>(inputs: &'a [Tensor], i: usize, name: &str) -> Result<&'a Tensor> {
+    inputs
+        .get(i)
+        .ok_or_else(|| invalid_argument(format!("missing input '{name}' (#{i})")))
 }
 
-/// An instantiated kernel: made once per distinct cache key, run many times.
-pub trait Kernel {
-    fn compute(&self, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>>;
+/// The first two inputs, named for the error when one is missing.
+pub(crate) fn two<'a>(inputs: &'a [Tensor], names: [&str; 2]) -> Result<(&'a Tensor, &'a Tensor)> {
+    Ok((input(inputs, 0, names[0])?, input(inputs, 1, names[1])?))
 }
 
-/// A kernel body that reads its attrs at run time (cheap: attrs are few and already typed).
-pub type ComputeFn = fn(&NodeAttrs, &mut KernelContext<'_>, &[Tensor]) -> Result<Vec<Tensor>>;
-
-/// A kernel that prepares state from its attrs once, at instantiation.
-pub type PrepareFn = fn(&NodeAttrs) -> Result<Box<dyn Kernel>>;
-
-#[derive(Clone, Copy)]
-pub enum KernelFactory {
-    Simple(ComputeFn),
-    Prepared(PrepareFn),
-}
-
-impl KernelFactory {
-    pub fn instantiate(self, attrs: &NodeAttrs) -> Result<Box<dyn Kernel>> {
-        match self {
-            KernelFactory::Simple(f) => Ok(Box::new(SimpleKernel {
-                attrs: attrs.clone(),
-                f,
-            })),
-            KernelFactory::Prepared(p) => p(attrs),
-        }
-    }
-}
-
-struct SimpleKernel {
-    attrs: NodeAttrs,
-    f: ComputeFn,
-}
-
-impl Kernel for SimpleKernel {
-    fn compute(&self, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-        (self.f)(&self.attrs, ctx, inputs)
-    }
+pub(crate) fn unsupported(d: DType) -> Status {
+    invalid_argument(format!("dtype {d} is not supported by this op"))
 }
 
 pub fn register_all(reg: &mut Registry) {

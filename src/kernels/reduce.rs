@@ -5,8 +5,9 @@
 //! (outer, reduce, inner) block walked with contiguous slices; otherwise a strided walk adds each
 //! input element into its output slot, in input order (no transpose).
 
-use super::{KernelContext, KernelFactory::Simple};
+use super::{two, unsupported};
 use crate::ops::def::{INDEX, NUMERIC};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
@@ -14,7 +15,7 @@ use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
 type Outputs = Result<Vec<Tensor>>;
 
 pub fn register(reg: &mut Registry) {
-    let numeric: [(&'static str, super::ComputeFn); 5] = [
+    let numeric: [(&'static str, crate::ops::ComputeFn); 5] = [
         ("Sum", sum),
         ("Mean", mean),
         ("Max", max),
@@ -31,7 +32,7 @@ pub fn register(reg: &mut Registry) {
                 .type_attr_default("Tidx", INDEX, DType::Int32),
         );
     }
-    for (name, f) in [("All", all as super::ComputeFn), ("Any", any)] {
+    for (name, f) in [("All", all as crate::ops::ComputeFn), ("Any", any)] {
         reg.add(
             OpBuilder::new(name, Simple(f))
                 .fixed_input("input", DType::Bool)
@@ -40,7 +41,10 @@ pub fn register(reg: &mut Registry) {
                 .type_attr_default("Tidx", INDEX, DType::Int32),
         );
     }
-    for (name, f) in [("ArgMax", arg_max as super::ComputeFn), ("ArgMin", arg_min)] {
+    for (name, f) in [
+        ("ArgMax", arg_max as crate::ops::ComputeFn),
+        ("ArgMin", arg_min),
+    ] {
         reg.add(
             OpBuilder::new(name, Simple(f))
                 .input("input", "T")
@@ -322,16 +326,6 @@ fn fold_lanes<T: Copy>(s: &[T], init: T, f: &impl Fn(T, T) -> T) -> T {
     r
 }
 
-fn two(inputs: &[Tensor]) -> Result<(&Tensor, &Tensor)> {
-    match inputs {
-        [x, a, ..] => Ok((x, a)),
-        _ => Err(invalid_argument(format!(
-            "expected 2 inputs (input, axis), got {}",
-            inputs.len()
-        ))),
-    }
-}
-
 /// The plan for a reduction kernel call, or None when no axis is reduced (output = input).
 fn plan_for(a: &NodeAttrs, x: &Tensor, axes: &Tensor) -> Result<Option<ReducePlan>> {
     let axes = reduce_axes(axes, x.rank())?;
@@ -365,7 +359,7 @@ fn reduce_rows<T: Element>(
     fold_row: impl Fn(&[T]) -> T,
     finish: Option<&dyn Fn(T, usize) -> T>,
 ) -> Outputs {
-    let (x, axes) = two(inputs)?;
+    let (x, axes) = two(inputs, ["input", "axis"])?;
     let Some(plan) = plan_for(a, x, axes)? else {
         return Ok(vec![x.clone()]);
     };
@@ -387,10 +381,6 @@ fn dtype_of(inputs: &[Tensor]) -> Result<DType> {
         .first()
         .map(Tensor::dtype)
         .ok_or_else(|| invalid_argument("missing input 'input'"))
-}
-
-fn unsupported(d: DType) -> crate::status::Status {
-    invalid_argument(format!("dtype {d} is not supported by this op"))
 }
 
 /// [`reduce_with`] through a function pointer: one instantiation per dtype, shared by every
@@ -539,7 +529,7 @@ fn arg_reduce<T: Element>(
 }
 
 fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
-    let (x, dim) = two(inputs)?;
+    let (x, dim) = two(inputs, ["input", "axis"])?;
     if dim.rank() != 0 {
         return Err(invalid_argument(format!(
             "dim must be a scalar, but received tensor of shape: {}",

@@ -1,8 +1,8 @@
 //! Resource-variable ops, over the context's `ResourceManager`.
 
-use super::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::ANY;
-use crate::ops::{AttrType, AttrValue, NodeAttrs, OpBuilder, Registry};
+use crate::ops::{AttrType, NodeAttrs, OpBuilder, Registry};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::status::Result;
 use crate::tensor::{DType, Tensor};
 
@@ -40,7 +40,7 @@ pub fn register(reg: &mut Registry) {
             .stateful(),
     );
     for (name, f) in [
-        ("AssignAddVariableOp", assign_add as super::ComputeFn),
+        ("AssignAddVariableOp", assign_add as crate::ops::ComputeFn),
         ("AssignSubVariableOp", assign_sub),
     ] {
         reg.add(
@@ -102,15 +102,13 @@ fn update(
         inputs[1].shape(),
         old.shape()
     );
-    let op = if sign > 0.0 { "AddV2" } else { "Sub" };
-    let def = crate::ops::lookup(op)?;
-    let attrs = crate::ops::resolve_attrs(
-        def,
-        &[old.clone(), inputs[1].clone()],
-        Vec::<(&str, AttrValue)>::new(),
-    )?;
-    let kernel = def.factory.instantiate(&attrs)?;
-    let mut out = kernel.compute(ctx, &[old, inputs[1].clone()])?;
+    // The kernels AddV2 and Sub run (dtypes were checked by this op's definition and by `read`).
+    let f: crate::ops::ComputeFn = if sign > 0.0 {
+        super::math::add
+    } else {
+        super::math::sub
+    };
+    let mut out = f(a, ctx, &[old, inputs[1].clone()])?;
     let new = out
         .pop()
         .ok_or_else(|| crate::status::internal("update produced no value"))?;

@@ -1,9 +1,9 @@
 //! SpaceToBatchND and BatchToSpaceND: the converter emits them around depthwise convolutions with
 //! dilation (TF's atrous rewrite).
 
-use super::{KernelContext, KernelFactory::Simple};
 use crate::kernels::array::assemble::{assemble, zero_scalar};
 use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{Shape, Tensor};

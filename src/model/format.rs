@@ -133,7 +133,7 @@ impl<'a> NodeDef<'a> {
     /// Attr `name` parsed, if the node has it.
     pub fn attr_value(&self, name: &str) -> Option<Result<AttrValue>> {
         self.attr_raw(name)
-            .map(|raw| crate::ops::attr_text::from_text(raw.get()))
+            .map(|raw| super::attr_json::from_text(raw.get()))
     }
 }
 

@@ -2,7 +2,7 @@
 //! every node runs after its inputs; plus how long each intermediate tensor must live.
 
 use super::format::NodeDef;
-use crate::ops::FastBuild;
+use crate::hash::FastBuild;
 use crate::status::{invalid_argument, Result};
 use std::collections::HashMap;
 

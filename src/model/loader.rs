@@ -7,7 +7,8 @@ use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSour
 use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
-use crate::ops::{self, AttrType, AttrValue, FastBuild};
+use crate::hash::FastBuild;
+use crate::ops::{self, AttrType, AttrValue};
 use crate::resource::ScopeId;
 use crate::status::{invalid_argument, unimplemented, Result, Status};
 use crate::tensor::{DType, Shape, Tensor};
@@ -101,7 +102,7 @@ fn tensor_info(name: &str, t: &SignatureTensor<'_>) -> Result<TensorInfo> {
         None => DType::Float32,
     };
     let shape = match t.tensor_shape {
-        Some(s) => crate::ops::attr_text::shape_from_text(s.get())?,
+        Some(s) => super::attr_json::shape_from_text(s.get())?,
         None => None,
     };
     Ok(TensorInfo {
@@ -179,7 +180,7 @@ fn node_attrs<'t>(
         let at = match pool.index.get(&key) {
             Some(&at) => at,
             None => {
-                let value = crate::ops::attr_text::from_text(raw.get())
+                let value = super::attr_json::from_text(raw.get())
                     .and_then(|v| {
                         v.coerce(spec.ty).map_err(|v| {
                             invalid_argument(format!(
@@ -303,7 +304,7 @@ pub fn load<W: WeightSource + ?Sized>(
                 n.name
             )));
         } else {
-            let def = ops::lookup(&n.op).map_err(|_| {
+            let def = crate::registry::lookup(&n.op).map_err(|_| {
                 unimplemented(format!(
                     "model uses op '{}' (node '{}'), which eager-wasm does not support",
                     n.op, n.name
@@ -346,7 +347,7 @@ pub fn load<W: WeightSource + ?Sized>(
     }
     let mut names = String::with_capacity(order.iter().map(|&i| nodes[i].name.len()).sum());
 
-    let read_variable = ops::lookup("ReadVariableOp")?;
+    let read_variable = crate::registry::lookup("ReadVariableOp")?;
     // Restore weights as variables, owned by a new scope; on any failure the scope is destroyed.
     let scope = ctx.new_scope();
     let previous = ctx.enter_scope(scope);
@@ -454,8 +455,8 @@ fn restore_variables<W: WeightSource + ?Sized>(
     // AssignVariableOp resolves the same for every variable of a dtype: once per dtype.
     let mut assign_keys: Vec<(DType, CacheKey)> = Vec::new();
     let (var_handle, assign) = (
-        ops::lookup("VarHandleOp")?,
-        ops::lookup("AssignVariableOp")?,
+        crate::registry::lookup("VarHandleOp")?,
+        crate::registry::lookup("AssignVariableOp")?,
     );
     let mut scratch = Vec::new();
     for s in slots {

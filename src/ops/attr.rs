@@ -1,4 +1,4 @@
-//! Attr values (TF's AttrValue) and their kinds; `attr_text` parses them from model.json.
+//! Attr values (TF's AttrValue) and their kinds; `model::attr_json` parses them from model.json.
 
 use crate::tensor::{DType, Data, Tensor};
 use std::hash::{Hash, Hasher};

@@ -2,7 +2,7 @@
 //! Definitions live beside their kernels (`kernels/*`), built with the small builder below.
 
 use super::attr::{AttrType, AttrValue};
-use crate::kernels::KernelFactory;
+use super::kernel::KernelFactory;
 use crate::tensor::DType;
 
 /// Where an input's dtype comes from.
@@ -121,6 +121,11 @@ pub struct OpBuilder {
 }
 
 impl OpBuilder {
+    /// Applies a shared group of declarations (e.g. the conv-window attrs of `kernels::nn::window`).
+    pub fn with(self, group: impl FnOnce(Self) -> Self) -> Self {
+        group(self)
+    }
+
     #[inline(never)]
     pub fn new(name: &'static str, factory: KernelFactory) -> OpBuilder {
         OpBuilder {
@@ -302,9 +307,9 @@ impl OpBuilder {
     #[inline(never)]
     pub fn build(mut self) -> OpDef {
         let d = &mut self.def;
-        d.name_hash = crate::ops::fast_hash(d.name);
+        d.name_hash = crate::hash::fast_hash(d.name);
         for a in &mut d.attrs {
-            a.name_hash = crate::ops::fast_hash(a.name);
+            a.name_hash = crate::hash::fast_hash(a.name);
         }
         let index = |attrs: &[AttrDef], n: &str| attrs.iter().position(|a| a.name == n);
         for i in 0..d.inputs.len() {

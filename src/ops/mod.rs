@@ -2,45 +2,17 @@
 //! the caller set, infer type attrs from inputs, fill defaults) into canonical `NodeAttrs`.
 
 pub mod attr;
-pub mod attr_text;
 pub mod def;
+pub mod kernel;
 
 pub use attr::{AttrType, AttrValue, ShapeAttr};
 pub use def::{ArgCount, ArgType, AttrDef, AttrDefault, OpBuilder, OpDef, OpFlags};
+pub use kernel::{ComputeFn, Kernel, KernelContext, KernelFactory, PrepareFn};
 
-use crate::status::{invalid_argument, not_found, Result};
+use crate::hash::FastBuild;
+use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Tensor};
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash};
-use std::sync::OnceLock;
-
-/// The fixed, fast hasher of the dispatch path (foldhash, already in the tree through `lru`'s
-/// hashbrown): cache key fingerprints, per-op figures and op lookup by name. Fixed seed, so a
-/// fingerprint is the same on every run; not DoS-resistant, which nothing here needs (keys come from
-/// the page itself, and the cache compares full keys on a fingerprint match).
-pub type FastState = foldhash::fast::FixedState;
-
-pub const FAST_SEED: u64 = 0x243f_6a88_85a3_08d3;
-
-pub fn fast_state() -> FastState {
-    foldhash::fast::FixedState::with_seed(FAST_SEED)
-}
-
-pub fn fast_hash(v: impl Hash) -> u64 {
-    fast_state().hash_one(v)
-}
-
-/// A `BuildHasher` for maps keyed by the dispatch path (`Default`, so maps can be built with `new`-like
-/// constructors).
-#[derive(Clone, Copy, Default)]
-pub struct FastBuild;
-
-impl BuildHasher for FastBuild {
-    type Hasher = <FastState as BuildHasher>::Hasher;
-    fn build_hasher(&self) -> Self::Hasher {
-        fast_state().build_hasher()
-    }
-}
 
 pub struct Registry {
     ops: HashMap<&'static str, OpDef, FastBuild>,
@@ -48,6 +20,13 @@ pub struct Registry {
 }
 
 impl Registry {
+    pub fn new(hasher: FastBuild) -> Registry {
+        Registry {
+            ops: HashMap::with_hasher(hasher),
+            next_id: 0,
+        }
+    }
+
     /// Registration runs once: kept out of line so the many call sites stay small.
     #[inline(never)]
     pub fn add(&mut self, op: OpBuilder) {
@@ -83,26 +62,6 @@ pub(crate) fn sort_small<T>(v: &mut [T], less: impl Fn(&T, &T) -> bool) {
             j -= 1;
         }
     }
-}
-
-/// The process-wide op registry, built once from every kernel family.
-pub fn registry() -> &'static Registry {
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        let mut reg = Registry {
-            ops: HashMap::with_hasher(FastBuild),
-            next_id: 0,
-        };
-        crate::kernels::register_all(&mut reg);
-        reg
-    })
-}
-
-/// Looks an op up, or NotFound naming it.
-pub fn lookup(name: &str) -> Result<&'static OpDef> {
-    registry()
-        .get(name)
-        .ok_or_else(|| not_found(format!("op '{name}' is not registered in eager-wasm")))
 }
 
 /// Attrs of one op invocation, complete and in the op's declared order: that order is canonical, so

@@ -1,22 +1,15 @@
 //! Resource manager: variables behind handles, named or anonymous, each owned by a scope (a model)
 //! and released with it.
 
-use crate::ops::FastBuild;
+use crate::hash::FastBuild;
 use crate::status::{failed_precondition, invalid_argument, not_found, Result};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{DType, ResourceHandle, Tensor};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// TF's `ResourceHandle::ANONYMOUS_NAME`: a VarHandleOp with this shared_name mints a fresh
 /// resource on every execution instead of looking one up by name.
 pub const ANONYMOUS_NAME: &str = "cd2c89b7-88b7-44c8-ad83-06c2a9158347";
-
-/// Identifies one resource of one manager; handles of another context are rejected, not confused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ResourceHandle {
-    pub manager: u32,
-    pub id: u32,
-}
 
 /// An owner of resources: a model, or the context itself (`ScopeId::ROOT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -243,9 +236,5 @@ impl ResourceManager {
 
     pub fn bytes(&self) -> usize {
         self.bytes
-    }
-
-    pub fn count_in_scope(&self, scope: ScopeId) -> usize {
-        self.vars.values().filter(|v| v.owner == scope).count()
     }
 }

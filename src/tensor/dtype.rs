@@ -26,7 +26,7 @@ impl DType {
             DType::Float32 | DType::Int32 => 4,
             DType::Int64 => 8,
             DType::Bool => 1,
-            DType::Resource => std::mem::size_of::<crate::resource::ResourceHandle>(),
+            DType::Resource => std::mem::size_of::<super::handle::ResourceHandle>(),
         }
     }
 

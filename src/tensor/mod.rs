@@ -2,12 +2,13 @@
 //! Reshape) and the last owner frees the memory.
 
 mod dtype;
+mod handle;
 mod shape;
 
 pub use dtype::DType;
+pub use handle::ResourceHandle;
 pub use shape::{Shape, MAX_ELEMENTS};
 
-use crate::resource::ResourceHandle;
 use crate::status::{invalid_argument, resource_exhausted, Result};
 use std::cell::Cell;
 use std::rc::Rc;

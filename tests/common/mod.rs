@@ -42,7 +42,7 @@ pub fn run_op_case(ctx: &mut EagerContext, case: &Value) -> Result<(), String> {
                 .map(|(k, v)| {
                     (
                         k.clone(),
-                        eager_wasm::ops::attr_text::from_text(&v.to_string())
+                        eager_wasm::model::attr_json::from_text(&v.to_string())
                             .expect("fixture attr parses"),
                     )
                 })

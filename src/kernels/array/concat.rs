@@ -1,10 +1,10 @@
 //! Joining and splitting along an axis: ConcatV2, Pack, Unpack, Split, SplitV. Every one views its
 //! tensors as [outer, axis, inner] and moves contiguous `axis * inner` runs.
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use super::assemble::assemble;
 use super::{int_scalar, int_vector};
 use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Shape, Tensor};

@@ -1,10 +1,10 @@
 //! Tensors made from attrs or scalars: Fill, Range, Const.
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use super::assemble::assemble;
 use super::{int_vector, output};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{AttrType, NodeAttrs, OpBuilder, Registry};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Shape, Tensor};
 

@@ -1,10 +1,10 @@
 //! GatherV2 with batch_dims: params viewed as [batch, outer, limit, inner], indices as
 //! [batch, n]; output rows are contiguous `inner` runs of params.
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use super::assemble::assemble;
 use super::int_scalar;
 use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{Shape, Tensor};

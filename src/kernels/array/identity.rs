@@ -1,9 +1,9 @@
 //! Ops that pass tensors through (aliasing, never copying) or produce nothing: Identity,
 //! IdentityN, StopGradient, Snapshot, NoOp, and Placeholder (which must be fed, never run).
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::ANY;
 use crate::ops::{AttrDefault, AttrType, NodeAttrs, OpBuilder, Registry};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::status::{failed_precondition, Result};
 use crate::tensor::Tensor;
 

@@ -1,10 +1,10 @@
 //! Growing a tensor: Pad/PadV2 (constant), MirrorPad (REFLECT/SYMMETRIC) and Tile. Each copies
 //! whole input rows where it can.
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use super::assemble::{assemble, zero_scalar, Emit, OUT};
 use super::{int_vector, paddings, to_dim};
 use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::{DType, Shape, Tensor};

@@ -1,9 +1,9 @@
 //! Ops that only change or report a shape: Reshape, Squeeze, ExpandDims alias their input's
 //! buffer; Shape, Size, Rank describe it.
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use super::{int_scalar, int_vector};
 use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Shape, Tensor};
@@ -29,7 +29,7 @@ pub fn register(reg: &mut Registry) {
             .type_attr("T", ANY)
             .type_attr_default("Tdim", INDEX, DType::Int32),
     );
-    for (name, f) in [("Shape", shape as super::super::ComputeFn), ("Size", size)] {
+    for (name, f) in [("Shape", shape as crate::ops::ComputeFn), ("Size", size)] {
         reg.add(
             OpBuilder::new(name, Simple(f))
                 .input("input", "T")

@@ -1,9 +1,9 @@
 //! Slice and StridedSlice. StridedSlice's mask handling follows TF's ValidateStridedSliceOp
 //! (sparse spec -> dense spec -> canonical, clamped bounds) so shapes and errors match TF.
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use super::{gather_strided, int_vector};
 use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{Shape, Tensor};

@@ -1,9 +1,9 @@
 //! Transpose: validated like TF (negative perm entries wrap), aliased when only size-1 dims move,
 //! otherwise a strided copy (coalesced dims; tiled when the innermost dims swap).
 
-use super::super::{KernelContext, KernelFactory::Simple};
 use super::{gather_strided, int_vector};
 use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Shape, Tensor};

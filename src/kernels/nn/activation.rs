@@ -2,8 +2,8 @@
 //! Relu6, Elu, LeakyRelu, Selu, Sigmoid, Tanh, Softplus, Softmax, LogSoftmax) with TF's formulas.
 
 use crate::kernels::vmath;
-use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::FLOAT;
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Element, Tensor};
@@ -167,7 +167,7 @@ pub fn register(reg: &mut Registry) {
             .float_attr("alpha", 0.2)
             .type_attr_default("T", FLOAT, DType::Float32),
     );
-    let unary: [(&'static str, &'static str, crate::kernels::ComputeFn); 6] = [
+    let unary: [(&'static str, &'static str, crate::ops::ComputeFn); 6] = [
         ("Elu", "features", elu_op),
         ("Selu", "features", selu_op),
         ("Softplus", "features", softplus_op),

@@ -1,7 +1,7 @@
 //! Inference batch norm (FusedBatchNorm, V2, V3) and bias addition (BiasAdd, BiasAddV1).
 
-use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::{FLOAT, NUMERIC};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_alloc, try_with_capacity, DType, Element, Shape, Tensor};

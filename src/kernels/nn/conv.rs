@@ -1,12 +1,14 @@
 //! Conv2D (NHWC, HWIO filter) as im2col + SGEMM; a 1x1 stride-1 unpadded convolution is a GEMM
 //! straight on the input. im2col runs in row strips so the patch buffer stays bounded.
 
-use super::fused::{with_output, Fusion};
+use super::epilogue::{with_output, Fusion};
 use super::gemm::{gemm_into, MatRef};
 use super::simd::{copy_run, zero_run};
-use super::window::{dims4, padding_attr, require_nhwc, spatial_pair, windowed_2d, Dim1, Padding};
-use crate::kernels::{Kernel, KernelContext, KernelFactory::Prepared};
+use super::window::{
+    dims4, padding_attr, padding_attrs, require_nhwc, spatial_pair, windowed_2d, Dim1, Padding,
+};
 use crate::ops::def::FLOAT;
+use crate::ops::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::{try_alloc, Tensor};
@@ -57,9 +59,7 @@ pub fn register(reg: &mut Registry) {
             .type_attr("T", FLOAT)
             .ints_attr("strides", None)
             .bool_attr("use_cudnn_on_gpu", true)
-            .enum_attr("padding", &["SAME", "VALID", "EXPLICIT"], None)
-            .ints_attr("explicit_paddings", Some(&[]))
-            .enum_attr("data_format", &["NHWC", "NCHW"], Some("NHWC"))
+            .with(|b| padding_attrs(b, &["NHWC", "NCHW"]))
             .ints_attr("dilations", Some(&[1, 1, 1, 1])),
     );
 }

@@ -3,11 +3,11 @@
 //! channel loop is contiguous in input, filter and output, so it vectorizes.
 
 use super::conv::Conv2dParams;
-use super::fused::{with_output, Epi, Fusion};
+use super::epilogue::{with_output, Fusion, RowEpilogue};
 use super::simd::{load_at, store_uninit_at, F4};
-use super::window::{dims4, Dim1};
-use crate::kernels::{Kernel, KernelContext, KernelFactory::Prepared};
+use super::window::{dims4, padding_attrs, Dim1};
 use crate::ops::def::FLOAT;
+use crate::ops::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
@@ -20,9 +20,7 @@ pub fn register(reg: &mut Registry) {
             .input("filter", "T")
             .type_attr("T", FLOAT)
             .ints_attr("strides", None)
-            .enum_attr("padding", &["SAME", "VALID", "EXPLICIT"], None)
-            .ints_attr("explicit_paddings", Some(&[]))
-            .enum_attr("data_format", &["NHWC", "NCHW"], Some("NHWC"))
+            .with(|b| padding_attrs(b, &["NHWC", "NCHW"]))
             .ints_attr("dilations", Some(&[1, 1, 1, 1])),
     );
 }
@@ -157,7 +155,7 @@ fn channels_simd(
     fs: &[f32],
     g: &Geometry,
     out: &mut [MaybeUninit<f32>],
-    epi: &Epi<'_>,
+    epi: &RowEpilogue<'_>,
 ) -> Result<()> {
     let c = g.c;
     let (oh, ow) = (g.dy.output, g.dx.output);
@@ -458,8 +456,9 @@ mod tests {
     }
 
     fn check_channels_simd() {
-        use crate::kernels::nn::fused::{Fusion, FusionSpec};
-        use crate::ops::{lookup, resolve_attrs, AttrValue};
+        use crate::kernels::nn::epilogue::{Fusion, FusionSpec};
+        use crate::ops::{resolve_attrs, AttrValue};
+        use crate::registry::lookup;
         // (depth, stride, dilation, padding, width): depths that are and are not multiples of 4
         // (the 3x3 interior path), odd and even interior widths, dilation, explicit padding.
         for &(c, stride, dil, padding, w) in &[

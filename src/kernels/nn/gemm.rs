@@ -5,7 +5,7 @@
 //! walks the panels. Transposes are strides, resolved while packing, never materialized. The
 //! epilogue runs on each row segment of a finished MC x NC tile, while it is still in cache.
 
-use super::fused::Epi;
+use super::epilogue::RowEpilogue;
 use super::simd::{BiasClamp, F4};
 use crate::status::{internal, invalid_argument, Result};
 use crate::tensor::try_alloc;
@@ -187,7 +187,7 @@ pub fn gemm_into(
     a: MatRef<'_>,
     b: MatRef<'_>,
     out: &mut Vec<f32>,
-    epi: &Epi<'_>,
+    epi: &RowEpilogue<'_>,
     row0: usize,
 ) -> Result<()> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
@@ -619,7 +619,7 @@ mod tests {
                     // gemm_into (the direct path when A's rows are contiguous), appended after
                     // existing data, with a bias + Relu6 epilogue in registers.
                     let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.25 - 1.0).collect();
-                    let epi = Epi {
+                    let epi = RowEpilogue {
                         fast: BiasClamp {
                             bias: Some(&bias),
                             lo: 0.0,

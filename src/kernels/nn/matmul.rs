@@ -1,10 +1,10 @@
 //! MatMul, BatchMatMul (equal batch dims) and BatchMatMulV2 (broadcast batch dims). float32 goes
 //! through the blocked SGEMM; int32/int64 through a plain wrapping loop.
 
-use super::fused::{with_output, Fusion};
+use super::epilogue::{with_output, Fusion};
 use super::gemm::{gemm_into, sgemm, MatRef};
 use crate::kernels::broadcast::broadcast_shapes;
-use crate::kernels::{KernelContext, KernelFactory::Simple};
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_alloc, DType, Element, Shape, Tensor};
@@ -23,7 +23,7 @@ pub fn register(reg: &mut Registry) {
             .bool_attr("grad_b", false),
     );
     for (name, f) in [
-        ("BatchMatMul", batch_matmul_v1 as crate::kernels::ComputeFn),
+        ("BatchMatMul", batch_matmul_v1 as crate::ops::ComputeFn),
         ("BatchMatMulV2", batch_matmul_v2),
     ] {
         reg.add(

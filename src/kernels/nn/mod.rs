@@ -5,6 +5,7 @@ pub mod activation;
 pub mod batchnorm;
 pub mod conv;
 pub mod depthwise;
+pub mod epilogue;
 pub mod fused;
 pub mod gemm;
 pub mod matmul;

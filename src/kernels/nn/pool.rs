@@ -1,9 +1,9 @@
 //! MaxPool and AvgPool over NHWC windows. Padded cells never contribute: MaxPool ignores them and
 //! AvgPool divides by the number of real cells in each window, as TF's CPU kernels do.
 
-use super::window::{dims4, padding_attr, require_nhwc, windowed_2d, Dim1};
-use crate::kernels::{KernelContext, KernelFactory::Simple};
+use super::window::{dims4, padding_attr, padding_attrs, require_nhwc, windowed_2d, Dim1};
 use crate::ops::def::FLOAT;
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::{try_alloc, DType, Shape, Tensor};
@@ -15,13 +15,7 @@ pub fn register(reg: &mut Registry) {
             .type_attr_default("T", FLOAT, DType::Float32)
             .ints_attr("ksize", None)
             .ints_attr("strides", None)
-            .enum_attr("padding", &["SAME", "VALID", "EXPLICIT"], None)
-            .ints_attr("explicit_paddings", Some(&[]))
-            .enum_attr(
-                "data_format",
-                &["NHWC", "NCHW", "NCHW_VECT_C"],
-                Some("NHWC"),
-            ),
+            .with(|b| padding_attrs(b, &["NHWC", "NCHW", "NCHW_VECT_C"])),
     );
     reg.add(
         OpBuilder::new("AvgPool", Simple(avg_pool))

@@ -2,8 +2,8 @@
 //! corner alignment); any numeric input, float32 output.
 
 use crate::kernels::nn::simd::{load_at, store_at, F4};
-use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::NUMERIC;
+use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, resource_exhausted, Result};
 use crate::tensor::{try_with_capacity, DType, Shape, Tensor, MAX_TENSOR_BYTES};

@@ -1,7 +1,7 @@
 //! Sliding-window geometry shared by convolutions and pools: attr validation (strides, dilations,
 //! padding) and TF's output-size / padding arithmetic (`GetWindowedOutputSizeVerbose`).
 
-use crate::ops::NodeAttrs;
+use crate::ops::{NodeAttrs, OpBuilder};
 use crate::status::{invalid_argument, unimplemented, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +70,14 @@ pub fn windowed_output(
         output: out as usize,
         pad_before: pad as usize,
     })
+}
+
+/// Declares the window-padding attrs every conv and pool op shares, in TF's order: `padding`
+/// (SAME, VALID or EXPLICIT), `explicit_paddings`, and `data_format` among `formats` (NHWC default).
+pub fn padding_attrs(b: OpBuilder, formats: &'static [&'static str]) -> OpBuilder {
+    b.enum_attr("padding", &["SAME", "VALID", "EXPLICIT"], None)
+        .ints_attr("explicit_paddings", Some(&[]))
+        .enum_attr("data_format", formats, Some("NHWC"))
 }
 
 /// Reads the `padding` attr (and `explicit_paddings` when the op has it) for NHWC 4-D inputs.

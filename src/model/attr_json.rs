@@ -8,7 +8,7 @@
 //! An empty `{"list":{}}` is an empty int list, which `AttrValue::coerce` turns into the declared
 //! list kind.
 
-use super::attr::{AttrValue, ShapeAttr};
+use crate::ops::{AttrValue, ShapeAttr};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Data, Element, Shape, Tensor};
 use base64::Engine;
@@ -478,7 +478,7 @@ fn tensor_from_proto(st: TensorState) -> Result<Tensor> {
     let shape = Shape::from_i64(&st.shape.unwrap_or_default())?;
     let n = shape.num_elements();
     if let Some(bytes) = st.content {
-        let data = crate::model::weights::decode_le(dtype, &bytes, n)?;
+        let data = super::weights::decode_le(dtype, &bytes, n)?;
         return Tensor::new(shape, data);
     }
     fn fill<T: Element>(vals: Vec<T>, n: usize) -> Result<Vec<T>> {
