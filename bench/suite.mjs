@@ -377,6 +377,20 @@ function makeCases(R, data) {
       eager: (ctx, x) => ctx.execute('MaxPool', [x], { ksize: [1, 3, 3, 1], strides: [1, 2, 2, 1], padding: 'SAME' })[0],
       tfjs: (tf, x) => tf.maxPool(x, 3, 2, 'same'),
     },
+    // Depthwise shapes mobile detectors spend their time in (BlazeFace-style 5x5, stride-2 blocks).
+    ...[
+      [5, 1],
+      [5, 2],
+      [3, 2],
+    ].map(([k, s]) => ({
+      id: `depthwise${k}x${k}s${s}`,
+      label: `depthwise ${k}x${k} stride ${s} SAME [1,56,56,128]`,
+      input: () => [X56(), [1, 56, 56, 128], 'float32'],
+      // The filter, made once outside the timing like the input.
+      weight: () => [data.cached(`dw${k}F`, () => randomFloats(k * k * 128, 43 + k)), [k, k, 128, 1], 'float32'],
+      eager: (ctx, x, f) => ctx.execute('DepthwiseConv2dNative', [x, f], { strides: [1, s, s, 1], padding: 'SAME' })[0],
+      tfjs: (tf, x, f) => tf.depthwiseConv2d(x, f, s, 'same'),
+    })),
     {
       id: 'softmax',
       label: 'softmax [256,1000]',
@@ -424,12 +438,14 @@ function makeCases(R, data) {
       eager: (E) => {
         const [values, shape] = oc.input();
         const x = E.ctx.tensor(values, shape);
-        return computeOnly(() => oc.eager(E.ctx, x), () => x.dispose());
+        const w = oc.weight && E.ctx.tensor(...oc.weight().slice(0, 2));
+        return computeOnly(() => oc.eager(E.ctx, x, w), () => (x.dispose(), w?.dispose()));
       },
       tfjs: (T) => {
         const [values, shape, dtype] = oc.input();
         const x = T.tf.tensor(values, shape, dtype);
-        return computeOnly(() => oc.tfjs(T.tf, x), () => x.dispose());
+        const w = oc.weight && T.tf.tensor(...oc.weight());
+        return computeOnly(() => oc.tfjs(T.tf, x, w), () => (x.dispose(), w?.dispose()));
       },
       ort: () => na('single op (ORT runs graphs; not measured)'),
     });

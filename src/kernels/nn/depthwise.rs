@@ -145,11 +145,11 @@ struct Geometry {
 }
 
 /// Multiplier 1. Each output row: the pixels whose whole window lies inside the input go through
-/// `interior_3x3` when the filter is 3x3 and the depth a multiple of 4; every other pixel (borders,
+/// `interior` when the filter is 3x3 or 5x5 and the depth a multiple of 4; every other pixel (borders,
 /// other filter sizes or depths) through `pixel`. On `Ok`, every element of `out`
 /// (`n * oh * ow * c`) has been written: each row's pixels `0..ow` are split into the prefix,
 /// interior and suffix ranges, which together cover `0..ow`, and each visited pixel is written in
-/// full (`pixel`'s and `interior_3x3`'s contracts).
+/// full (`pixel`'s and `interior`'s contracts).
 fn channels_simd(
     xs: &[f32],
     fs: &[f32],
@@ -184,29 +184,27 @@ fn channels_simd(
             .map_or(0, |lim| lim.div_ceil(sx).min(ow));
         (g.dx.pad_before.div_ceil(sx).min(hi), hi)
     };
-    let use_fast = g.kh == 3 && g.kw == 3 && c % 4 == 0 && x_lo < x_hi;
+    // Square 3x3 and 5x5 filters (the sizes mobile detectors use) get the register-blocked
+    // interior path; other sizes go through `pixel` only.
+    let fast_k = match (g.kh, g.kw) {
+        (3, 3) | (5, 5) if c % 4 == 0 && x_lo < x_hi => g.kh,
+        _ => 0,
+    };
     let row_len = ow * c;
     for (row, orow) in out.chunks_exact_mut(row_len.max(1)).enumerate() {
         let (b, oy) = (row / oh.max(1), row % oh.max(1));
         let (mut lo, mut hi) = (ow, ow);
-        if use_fast {
-            // The three input rows of this output row, if all are inside the input.
-            let y0 = (oy * g.dy.stride).checked_sub(g.dy.pad_before);
-            let rows = y0.and_then(|y0| {
-                let r = |ky: usize| {
-                    let iy = y0 + ky * g.dy.dilation;
-                    if iy >= g.h {
-                        return None;
-                    }
-                    let s = (b * g.h + iy) * g.w * c;
-                    xs.get(s..s + g.w * c)
-                };
-                Some([r(0)?, r(1)?, r(2)?])
-            });
-            if let Some(rows) = rows {
-                interior_3x3(rows, fs, g, (x_lo, x_hi), orow, &ep)?;
-                (lo, hi) = (x_lo, x_hi);
-            }
+        let done = match fast_k {
+            3 => input_rows::<3>(xs, g, b, oy)
+                .map(|rows| interior::<3>(rows, fs, g, (x_lo, x_hi), orow, &ep))
+                .transpose()?,
+            5 => input_rows::<5>(xs, g, b, oy)
+                .map(|rows| interior::<5>(rows, fs, g, (x_lo, x_hi), orow, &ep))
+                .transpose()?,
+            _ => None,
+        };
+        if done.is_some() {
+            (lo, hi) = (x_lo, x_hi);
         }
         for ox in (0..lo).chain(hi..ow) {
             let px = orow.get_mut(ox * c..(ox + 1) * c).ok_or_else(bad)?;
@@ -312,13 +310,33 @@ fn pixel<'x>(
     Ok(())
 }
 
-/// Output pixels `x_lo..x_hi` of one output row of a 3x3 filter, all of whose taps lie inside
-/// the input (`rows`: the three input rows, `w * c` each). Channel blocks of 4 outside, pixels
-/// inside, so that the block's 9 filter vectors and its bias stay in registers. On `Ok`, the `c`
-/// elements of each of these pixels in `orow` have been written (`c % 4 == 0`: the blocks cover
-/// `0..c`).
-fn interior_3x3(
-    rows: [&[f32]; 3],
+/// The `K` input rows output row `oy` of image `b` reads, if all lie inside the input.
+fn input_rows<'x, const K: usize>(
+    xs: &'x [f32],
+    g: &Geometry,
+    b: usize,
+    oy: usize,
+) -> Option<[&'x [f32]; K]> {
+    let y0 = (oy * g.dy.stride).checked_sub(g.dy.pad_before)?;
+    let mut rows: [&[f32]; K] = [&[]; K];
+    for (ky, r) in rows.iter_mut().enumerate() {
+        let iy = y0 + ky * g.dy.dilation;
+        if iy >= g.h {
+            return None;
+        }
+        let s = (b * g.h + iy) * g.w * g.c;
+        *r = xs.get(s..s + g.w * g.c)?;
+    }
+    Some(rows)
+}
+
+/// Output pixels `x_lo..x_hi` of one output row of a KxK filter, all of whose taps lie inside
+/// the input (`rows`: the K input rows, `w * c` each). Channel blocks of 4 outside, pixels
+/// inside, so that the block's K*K filter vectors and its bias stay in registers (or at least in
+/// L1). On `Ok`, the `c` elements of each of these pixels in `orow` have been written
+/// (`c % 4 == 0`: the blocks cover `0..c`).
+fn interior<const K: usize>(
+    rows: [&[f32]; K],
     fs: &[f32],
     g: &Geometry,
     (x_lo, x_hi): (usize, usize),
@@ -328,7 +346,7 @@ fn interior_3x3(
     let c = g.c;
     let (sx, pad) = (g.dx.stride, g.dx.pad_before);
     let step = g.dx.dilation * c;
-    if c % 4 != 0 || orow.len() < x_hi * c || fs.len() < 9 * c {
+    if K == 0 || c % 4 != 0 || orow.len() < x_hi * c || fs.len() < K * K * c {
         return Err(bad());
     }
     // The largest input element any tap reads, plus one: the last channel of the last column of
@@ -338,37 +356,37 @@ fn interior_3x3(
         .and_then(|v| v.checked_mul(sx))
         .and_then(|v| v.checked_sub(pad))
         .and_then(|v| v.checked_mul(c))
-        .and_then(|v| v.checked_add(step.checked_mul(2)?.checked_add(c)?));
+        .and_then(|v| v.checked_add(step.checked_mul(K - 1)?.checked_add(c)?));
     if x_lo * sx < pad || end.is_none_or(|e| rows.iter().any(|r| r.len() < e)) {
         return Err(bad());
     }
     let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
     for c0 in (0..c).step_by(4) {
-        let w: [F4; 9] =
-            core::array::from_fn(|t| load_at(fs, t * c + c0).unwrap_or(F4::splat(0.0)));
+        let w: [[F4; K]; K] = core::array::from_fn(|ky| {
+            core::array::from_fn(|kx| load_at(fs, (ky * K + kx) * c + c0).unwrap_or(F4::splat(0.0)))
+        });
         let b = load_at(ep.bias, c0).unwrap_or(F4::splat(0.0));
         let mut ox = x_lo;
         if sx == 1 && step == c {
-            // Stride 1, dilation 1: pixels `ox` and `ox + 1` share 2 of their 3 input columns
-            // per row, so load the row's 4 columns once for both.
+            // Stride 1, dilation 1: pixels `ox` and `ox + 1` share K - 1 of their K input columns
+            // per row, so load the row's K + 1 columns once for both.
             while ox + 2 <= x_hi {
                 let base = (ox - pad) * c + c0;
                 let (mut a0, mut a1) = (b, b);
-                for (r, w) in rows.iter().zip(w.chunks_exact(3)) {
+                for (r, w) in rows.iter().zip(w.iter()) {
                     // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `sx == 1`,
-                    // `step == c` and `ox + 1 < x_hi`, `base + 3 * c + 4 = (ox + 1 - pad) * c +
-                    // 2 * step + c0 + 4 <= ((x_hi - 1) * sx - pad) * c + 2 * step + c = end`
-                    // (`c0 + 4 <= c`), and `end <= r.len()` (checked).
-                    let (x0, x1, x2, x3) = unsafe {
-                        (
-                            load_in(r, base),
-                            load_in(r, base + c),
-                            load_in(r, base + 2 * c),
-                            load_in(r, base + 3 * c),
-                        )
-                    };
-                    a0 = x2.mul_add(w[2], x1.mul_add(w[1], x0.mul_add(w[0], a0)));
-                    a1 = x3.mul_add(w[2], x2.mul_add(w[1], x1.mul_add(w[0], a1)));
+                    // `step == c` and `ox + 1 < x_hi`, `base + K * c + 4 = (ox + 1 - pad) * c +
+                    // (K - 1) * step + c0 + 4 <= ((x_hi - 1) * sx - pad) * c + (K - 1) * step + c
+                    // = end` (`c0 + 4 <= c`), and `end <= r.len()` (checked).
+                    let x: [F4; K] = core::array::from_fn(|j| unsafe { load_in(r, base + j * c) });
+                    let xk = unsafe { load_in(r, base + K * c) };
+                    for j in 0..K {
+                        a0 = x[j].mul_add(w[j], a0);
+                    }
+                    for j in 1..K {
+                        a1 = x[j].mul_add(w[j - 1], a1);
+                    }
+                    a1 = xk.mul_add(w[K - 1], a1);
                 }
                 store_uninit_at(orow, ox * c + c0, a0.clamp(lo, hi));
                 store_uninit_at(orow, (ox + 1) * c + c0, a1.clamp(lo, hi));
@@ -378,18 +396,13 @@ fn interior_3x3(
         for ox in ox..x_hi {
             let base = (ox * sx - pad) * c + c0;
             let mut acc = b;
-            for (r, w) in rows.iter().zip(w.chunks_exact(3)) {
-                // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `ox < x_hi`
-                // and `c0 + 4 <= c`, `base + 2 * step + 4 <= ((x_hi - 1) * sx - pad) * c +
-                // 2 * step + c = end <= r.len()` (checked).
-                let (x0, x1, x2) = unsafe {
-                    (
-                        load_in(r, base),
-                        load_in(r, base + step),
-                        load_in(r, base + 2 * step),
-                    )
-                };
-                acc = x2.mul_add(w[2], x1.mul_add(w[1], x0.mul_add(w[0], acc)));
+            for (r, w) in rows.iter().zip(w.iter()) {
+                for (j, &wj) in w.iter().enumerate() {
+                    // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with
+                    // `ox < x_hi`, `j < K` and `c0 + 4 <= c`, `base + j * step + 4 <=
+                    // ((x_hi - 1) * sx - pad) * c + (K - 1) * step + c = end <= r.len()` (checked).
+                    acc = unsafe { load_in(r, base + j * step) }.mul_add(wj, acc);
+                }
             }
             store_uninit_at(orow, ox * c + c0, acc.clamp(lo, hi));
         }
@@ -442,8 +455,9 @@ mod tests {
         assert_eq!(o[(8 * 4) + 2], xin(2, 2, 1) * fw(0, 0, 1, 0));
     }
 
-    /// The multiplier-1 SIMD path (channel blocks of 8, 4 and single tails; borders; strides)
-    /// against a direct scalar sum, with and without a fused bias + Relu6.
+    /// The multiplier-1 SIMD path (channel blocks of 8, 4 and single tails; borders; strides; the
+    /// 3x3 and 5x5 interior paths and the generic 4x4) against a direct scalar sum, with and without
+    /// a fused bias + Relu6.
     #[test]
     fn channels_simd_matches_direct() {
         check_channels_simd();
@@ -474,82 +488,85 @@ mod tests {
             (8, 1, 1, Padding::Explicit([(0, 2), (2, 1)]), 7),
             (4, 2, 1, Padding::Explicit([(1, 1), (1, 0)]), 8),
         ] {
-            let (n, h) = (2, 5);
-            let x: Vec<f32> = (0..n * h * w * c)
-                .map(|i| ((i * 7) % 11) as f32 - 5.0)
-                .collect();
-            let f: Vec<f32> = (0..9 * c)
-                .map(|i| ((i * 5) % 7) as f32 * 0.5 - 1.5)
-                .collect();
-            let bias: Vec<f32> = (0..c).map(|i| i as f32 - 4.0).collect();
-            let xt = Tensor::from_slice(&[n, h, w, c], &x).unwrap();
-            let ft = Tensor::from_slice(&[3, 3, c, 1], &f).unwrap();
-            let bt = Tensor::from_slice(&[c], &bias).unwrap();
-            let p = Conv2dParams {
-                strides: (stride, stride),
-                dilations: (dil, dil),
-                padding,
-            };
-            let [dy, dx] = p.window((h, w), (3, 3)).unwrap();
-            let mut want = vec![0f32; n * dy.output * dx.output * c];
-            for b in 0..n {
-                for oy in 0..dy.output {
-                    for ox in 0..dx.output {
-                        for ch in 0..c {
-                            let mut s = 0f32;
-                            for ky in 0..3 {
-                                for kx in 0..3 {
-                                    let iy =
-                                        (oy * stride + ky * dil) as isize - dy.pad_before as isize;
-                                    let ix =
-                                        (ox * stride + kx * dil) as isize - dx.pad_before as isize;
-                                    if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize {
-                                        continue;
+            for k in [3usize, 5, 4] {
+                let (n, h, w) = (2, 2 * k - 1, w + k - 3);
+                let x: Vec<f32> = (0..n * h * w * c)
+                    .map(|i| ((i * 7) % 11) as f32 - 5.0)
+                    .collect();
+                let f: Vec<f32> = (0..k * k * c)
+                    .map(|i| ((i * 5) % 7) as f32 * 0.5 - 1.5)
+                    .collect();
+                let bias: Vec<f32> = (0..c).map(|i| i as f32 - 4.0).collect();
+                let xt = Tensor::from_slice(&[n, h, w, c], &x).unwrap();
+                let ft = Tensor::from_slice(&[k, k, c, 1], &f).unwrap();
+                let bt = Tensor::from_slice(&[c], &bias).unwrap();
+                let p = Conv2dParams {
+                    strides: (stride, stride),
+                    dilations: (dil, dil),
+                    padding,
+                };
+                let [dy, dx] = p.window((h, w), (k, k)).unwrap();
+                let mut want = vec![0f32; n * dy.output * dx.output * c];
+                for b in 0..n {
+                    for oy in 0..dy.output {
+                        for ox in 0..dx.output {
+                            for ch in 0..c {
+                                let mut s = 0f32;
+                                for ky in 0..k {
+                                    for kx in 0..k {
+                                        let iy = (oy * stride + ky * dil) as isize
+                                            - dy.pad_before as isize;
+                                        let ix = (ox * stride + kx * dil) as isize
+                                            - dx.pad_before as isize;
+                                        if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize
+                                        {
+                                            continue;
+                                        }
+                                        let (iy, ix) = (iy as usize, ix as usize);
+                                        s += x[((b * h + iy) * w + ix) * c + ch]
+                                            * f[(ky * k + kx) * c + ch];
                                     }
-                                    let (iy, ix) = (iy as usize, ix as usize);
-                                    s += x[((b * h + iy) * w + ix) * c + ch]
-                                        * f[(ky * 3 + kx) * c + ch];
                                 }
+                                want[((b * dy.output + oy) * dx.output + ox) * c + ch] = s;
                             }
-                            want[((b * dy.output + oy) * dx.output + ox) * c + ch] = s;
                         }
                     }
                 }
-            }
-            let got = depthwise(&xt, &ft, &p, None).unwrap();
-            assert_eq!(got.dims(), &[n, dy.output, dx.output, c]);
-            for (a, b) in got.f32s().unwrap().iter().zip(&want) {
-                assert!(
-                    (a - b).abs() < 1e-4,
-                    "c={c} s={stride} d={dil} {padding:?} w={w}: {a} vs {b}"
-                );
-            }
-            let def = lookup("FusedDepthwiseConv2dNative").unwrap();
-            let attrs = resolve_attrs(
-                def,
-                &[xt.clone(), ft.clone(), bt.clone()],
-                [
-                    (
-                        "fused_ops",
-                        AttrValue::ListStr(vec![b"BiasAdd".to_vec(), b"Relu6".to_vec()]),
-                    ),
-                    ("num_args", AttrValue::Int(1)),
-                    ("T", AttrValue::Type(crate::tensor::DType::Float32)),
-                    ("strides", AttrValue::ListInt(vec![1, 1, 1, 1])),
-                    ("padding", AttrValue::Str(b"SAME".to_vec())),
-                ],
-            )
-            .unwrap();
-            let spec = FusionSpec::parse(&attrs).unwrap();
-            let args = [bt];
-            let fusion = Fusion::bind("test", spec, &args).unwrap();
-            let got = depthwise(&xt, &ft, &p, Some(&fusion)).unwrap();
-            for (i, (a, b)) in got.f32s().unwrap().iter().zip(&want).enumerate() {
-                let b = (b + bias[i % c]).clamp(0.0, 6.0);
-                assert!(
-                    (a - b).abs() < 1e-4,
-                    "fused c={c} s={stride} d={dil} {padding:?} w={w}: {a} vs {b}"
-                );
+                let got = depthwise(&xt, &ft, &p, None).unwrap();
+                assert_eq!(got.dims(), &[n, dy.output, dx.output, c]);
+                for (a, b) in got.f32s().unwrap().iter().zip(&want) {
+                    assert!(
+                        (a - b).abs() < 1e-4,
+                        "k={k} c={c} s={stride} d={dil} {padding:?} w={w}: {a} vs {b}"
+                    );
+                }
+                let def = lookup("FusedDepthwiseConv2dNative").unwrap();
+                let attrs = resolve_attrs(
+                    def,
+                    &[xt.clone(), ft.clone(), bt.clone()],
+                    [
+                        (
+                            "fused_ops",
+                            AttrValue::ListStr(vec![b"BiasAdd".to_vec(), b"Relu6".to_vec()]),
+                        ),
+                        ("num_args", AttrValue::Int(1)),
+                        ("T", AttrValue::Type(crate::tensor::DType::Float32)),
+                        ("strides", AttrValue::ListInt(vec![1, 1, 1, 1])),
+                        ("padding", AttrValue::Str(b"SAME".to_vec())),
+                    ],
+                )
+                .unwrap();
+                let spec = FusionSpec::parse(&attrs).unwrap();
+                let args = [bt];
+                let fusion = Fusion::bind("test", spec, &args).unwrap();
+                let got = depthwise(&xt, &ft, &p, Some(&fusion)).unwrap();
+                for (i, (a, b)) in got.f32s().unwrap().iter().zip(&want).enumerate() {
+                    let b = (b + bias[i % c]).clamp(0.0, 6.0);
+                    assert!(
+                        (a - b).abs() < 1e-4,
+                        "fused k={k} c={c} s={stride} d={dil} {padding:?} w={w}: {a} vs {b}"
+                    );
+                }
             }
         }
     }
