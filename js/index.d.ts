@@ -129,14 +129,34 @@ export interface OpCacheStats {
   misses: number;
   evictions: number;
   bypassed: number;
-  /** Distinct cache keys seen (exact up to 256, then a HyperLogLog estimate). */
+  /**
+   * Distinct cache keys seen (exact up to 256, then a HyperLogLog estimate; never more than the
+   * misses and bypasses that brought keys in).
+   */
   distinctKeys: number;
   distinctExact: boolean;
+  /** Per attr of the op (in its declared order): how its values varied across the keys seen. */
+  attrs: { [attr: string]: AttrVariation };
+  /** Heap bytes of this per-attr tracking (bounded; beside `bytes`, which eviction can free). */
+  attrBytes: number;
+}
+
+export interface AttrVariation {
+  /** Distinct values seen (exact up to 128, then an estimate; never more than `distinctKeys`). */
+  distinctValues: number;
+  distinctExact: boolean;
+  /** Takes a new value on almost every call (the attr that makes the op churn). */
+  variesPerCall: boolean;
+  /** The first value seen and the first that differed from it, rendered and truncated. */
+  examples: string[];
 }
 
 export interface CacheWarning {
   op: string;
+  /** Built from the figures: the attrs at fault, those constant, and the fix that fits. */
   message: string;
+  /** The attrs that take a new value on almost every call (empty: only their combination does). */
+  attrs: string[];
 }
 
 export interface CacheStats {
@@ -148,6 +168,8 @@ export interface CacheStats {
   /** Lookups of excluded ops (kernel made for the call only). */
   bypassed: number;
   byOp: { [op: string]: OpCacheStats };
+  /** Heap bytes of the per-attr tracking of every op (the sum of `byOp[op].attrBytes`). */
+  attrBytes: number;
   /** Churn warnings: ops whose keys never repeat (e.g. VarHandleOp with unique names). */
   warnings: CacheWarning[];
 }

@@ -6,6 +6,7 @@
 // Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights }, rate, maxLoads, running }
 //               run | pause | rate { rate } | maxLoads { maxLoads } | cache { options }
 // Messages out: ready { inputs, outputs } | batch { samples, stats, ... } | error { message, code }
+//               (stats.byOp: per-op figures for the card's cache inspector)
 
 // A sample is 7 numbers, in the order of SAMPLE_FIELDS in lanes.js.
 
@@ -93,7 +94,9 @@ function flush(force = false) {
         misses: s.misses,
         evictions: s.evictions,
         bypassed: s.bypassed,
-        warnings: s.warnings.map((w) => ({ op: w.op, message: w.message })),
+        warnings: s.warnings.map((w) => ({ op: w.op, message: w.message, attrs: w.attrs })),
+        byOp: inspectorStats(s.byOp),
+        attrBytes: s.attrBytes,
       },
       loadsPerSec: span > 0 ? (recent.length - 1) / span : 0,
       lastLoadMs,
@@ -102,6 +105,27 @@ function flush(force = false) {
     },
     [samples.buffer],
   );
+}
+
+/** The per-op figures the card's cache inspector shows (www/inspector.js). */
+function inspectorStats(byOp) {
+  return Object.entries(byOp).map(([op, o]) => ({
+    op,
+    entries: o.entries,
+    bytes: o.bytes,
+    hits: o.hits,
+    misses: o.misses,
+    bypassed: o.bypassed,
+    keys: o.distinctKeys,
+    keysExact: o.distinctExact,
+    attrs: Object.entries(o.attrs).map(([name, a]) => ({
+      name,
+      values: a.distinctValues,
+      exact: a.distinctExact,
+      perCall: a.variesPerCall,
+      examples: a.examples,
+    })),
+  }));
 }
 
 async function oneLoad() {

@@ -7,6 +7,7 @@
 import { MODELS_URL, PKG_URL } from './config.js';
 import { DEFAULT_LRU_CAPACITY, LANES, SAMPLE_FIELDS } from './lanes.js';
 import { createCharts, formatBytes, formatCount } from './plots.js';
+import { initInspector, inspectorHtml, renderInspector } from './inspector.js';
 
 const SAMPLES = [
   { id: 'mlp', label: 'MLP 784-128-64-10 (6 variables)' },
@@ -372,6 +373,7 @@ function renderCard(lane) {
     }
     warnings.hidden = msgs.length === 0;
   }
+  renderInspector(card, st?.byOp ?? null, st?.attrBytes ?? 0);
   const note = card.querySelector('.lane-note');
   const noteText = lane.error ?? lane.note ?? '';
   if (note.textContent !== noteText) note.textContent = noteText;
@@ -420,10 +422,12 @@ function buildCards() {
       </dl>
       <p class="lookups" data-human="lookups"></p>
       <ul class="warnings" aria-label="churn warnings" hidden></ul>
+      ${inspectorHtml()}
       <p class="lane-note" hidden></p>
       <p class="explain">${l.explain}</p>`;
     // data-lane on every readout of this card.
     for (const el of card.querySelectorAll('[data-metric]')) el.dataset.lane = l.id;
+    initInspector(card, () => renderCard(lanes[l.id]));
     box.append(card);
   }
 }

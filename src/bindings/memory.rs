@@ -49,7 +49,30 @@ fn op_stats(s: &OpCacheStats) -> JsValue {
     set(&o, "bypassed", num64(s.bypassed));
     set(&o, "distinctKeys", num64(s.distinct_keys));
     set(&o, "distinctExact", s.distinct_exact);
+    let attrs = Object::new();
+    for a in &s.attrs {
+        let ao = Object::new();
+        set(&ao, "distinctValues", num64(a.distinct_values));
+        set(&ao, "distinctExact", a.distinct_exact);
+        set(&ao, "variesPerCall", a.varies_per_call);
+        set(
+            &ao,
+            "examples",
+            strings(a.examples.iter().map(String::as_str)),
+        );
+        set(&attrs, a.name, ao);
+    }
+    set(&o, "attrs", attrs);
+    set(&o, "attrBytes", num(s.attr_bytes));
     o.into()
+}
+
+fn strings<'a>(items: impl Iterator<Item = &'a str>) -> Array {
+    let a = Array::new();
+    for s in items {
+        a.push(&JsValue::from_str(s));
+    }
+    a
 }
 
 pub fn cache_stats(s: &CacheStats) -> JsValue {
@@ -60,6 +83,7 @@ pub fn cache_stats(s: &CacheStats) -> JsValue {
     set(&o, "misses", num64(s.misses));
     set(&o, "evictions", num64(s.evictions));
     set(&o, "bypassed", num64(s.bypassed));
+    set(&o, "attrBytes", num(s.attr_bytes));
     let by_op = Object::new();
     for (op, st) in &s.by_op {
         set(&by_op, op, op_stats(st));
@@ -70,6 +94,7 @@ pub fn cache_stats(s: &CacheStats) -> JsValue {
         let wo = Object::new();
         set(&wo, "op", w.op.as_str());
         set(&wo, "message", w.message.as_str());
+        set(&wo, "attrs", strings(w.attrs.iter().copied()));
         warnings.push(&wo);
     }
     set(&o, "warnings", warnings);

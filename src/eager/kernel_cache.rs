@@ -1,7 +1,10 @@
 //! The kernel cache: LRU over `CacheKey`s (the `lru` crate), bounded by entries and/or bytes, with an
 //! exclusion set, exact statistics and a churn warning for ops whose keys never repeat.
 
+use super::attr_variation::{AttrStats, AttrVariation};
 use super::cache_key::{CacheKey, KeyLike, KeyProbe};
+use super::churn::churn_warning;
+pub use super::churn::ChurnWarning;
 use super::distinct::DistinctCounter;
 use crate::hash::FastBuild;
 use crate::memory::heap_bytes;
@@ -54,15 +57,14 @@ pub struct OpCacheStats {
     pub misses: u64,
     pub bypassed: u64,
     pub evictions: u64,
-    /// Distinct keys seen (exact up to 256, then a HyperLogLog estimate).
+    /// Distinct keys seen (exact up to 256, then a HyperLogLog estimate, never above the lookups
+    /// that brought keys in: misses and bypasses).
     pub distinct_keys: u64,
     pub distinct_exact: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChurnWarning {
-    pub op: String,
-    pub message: String,
+    /// Per attr in the op's order: how many values it took across the keys seen, with examples.
+    pub attrs: Vec<AttrStats>,
+    /// Heap of that per-attr tracking (not part of `bytes`: eviction cannot free it).
+    pub attr_bytes: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -76,12 +78,9 @@ pub struct CacheStats {
     /// Sorted by op name.
     pub by_op: Vec<(String, OpCacheStats)>,
     pub warnings: Vec<ChurnWarning>,
+    /// Heap of the per-attr tracking of every op (bounded by `AttrVariation::max_heap_bytes`).
+    pub attr_bytes: usize,
 }
-
-/// Churn: at least this many distinct keys...
-const CHURN_MIN_KEYS: u64 = 100;
-/// ...and fewer than 1 hit per this many lookups.
-const CHURN_HIT_RATIO: u64 = 20;
 
 struct Entry {
     kernel: Rc<dyn Kernel>,
@@ -92,6 +91,7 @@ struct OpState {
     op: &'static str,
     stats: OpCacheStats,
     distinct: DistinctCounter,
+    variation: AttrVariation,
     excluded: bool,
 }
 
@@ -158,6 +158,7 @@ impl KernelCache {
                 op: def.name,
                 stats: OpCacheStats::default(),
                 distinct: DistinctCounter::default(),
+                variation: AttrVariation::new(def),
                 excluded: self.options.exclude.contains(def.name),
             });
         }
@@ -227,6 +228,7 @@ impl KernelCache {
         let st = self.op_state(def);
         if st.excluded {
             st.distinct.insert(fp);
+            st.variation.observe(key);
             st.stats.bypassed += 1;
             self.bypassed += 1;
             return Found::Bypass;
@@ -241,6 +243,7 @@ impl KernelCache {
             return Found::Hit(kernel);
         }
         self.per_op[at].distinct.insert(fp);
+        self.per_op[at].variation.observe(key);
         self.per_op[at].stats.misses += 1;
         self.misses += 1;
         Found::Miss(at)
@@ -336,8 +339,13 @@ impl KernelCache {
             .iter()
             .map(|st| {
                 let mut s = st.stats.clone();
-                s.distinct_keys = st.distinct.count();
+                // Only misses and bypasses bring keys in: an estimate above them is sketch error.
+                s.distinct_keys = st.distinct.count().min(s.misses + s.bypassed);
                 s.distinct_exact = st.distinct.is_exact();
+                s.attrs = st
+                    .variation
+                    .stats(s.distinct_keys, s.hits + s.misses + s.bypassed);
+                s.attr_bytes = st.variation.heap_bytes();
                 (st.op.to_string(), s)
             })
             .collect();
@@ -355,40 +363,9 @@ impl KernelCache {
             misses: self.misses,
             evictions: self.evictions,
             bypassed: self.bypassed,
+            attr_bytes: by_op.iter().map(|(_, s)| s.attr_bytes).sum(),
             by_op,
             warnings,
         }
     }
-}
-
-/// The signature of the VarHandleOp leak: keys keep coming, none repeats.
-fn churn_warning(op: &str, s: &OpCacheStats) -> Option<ChurnWarning> {
-    let lookups = s.hits + s.misses;
-    if s.distinct_keys < CHURN_MIN_KEYS || s.hits * CHURN_HIT_RATIO >= lookups {
-        return None;
-    }
-    Some(ChurnWarning {
-        op: op.to_string(),
-        message: format!(
-            "{op}: {}{} distinct keys, {} hits in {} lookups. Its attrs differ on almost every call \
-             (e.g. a unique shared_name per variable), so each call caches a kernel that is never \
-             reused: canonicalize the attrs (anonymous resource names) or exclude the op.",
-            if s.distinct_exact { "" } else { "~" },
-            group_thousands(s.distinct_keys),
-            group_thousands(s.hits),
-            group_thousands(lookups),
-        ),
-    })
-}
-
-fn group_thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

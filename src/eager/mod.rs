@@ -1,10 +1,13 @@
 //! Eager execution: the context, the kernel cache key, the cache with its policies and statistics.
 
+pub mod attr_variation;
 pub mod cache_key;
+mod churn;
 mod context;
 mod distinct;
 pub mod kernel_cache;
 
+pub use attr_variation::AttrStats;
 pub use cache_key::CacheKey;
 pub use context::{ContextOptions, EagerContext, ResourceNaming};
 pub use kernel_cache::{CacheOptions, CacheStats, ChurnWarning, OpCacheStats};

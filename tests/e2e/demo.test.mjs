@@ -169,10 +169,58 @@ test('mlp: lane 1 climbs, the LRU stays within its cap, the fixes stay flat', { 
     ),
   );
   assert.match(warnings.tf22, /VarHandleOp/, 'lane 1 shows a VarHandleOp churn warning');
+  assert.match(warnings.tf22, /New on almost every call: shared_name \(/, 'the warning names shared_name');
   for (const lane of ['anonymous', 'default']) assert.equal(warnings[lane], '', `no churn warning in ${lane}`);
+  await assertInspector(page);
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+/** Rows of every lane's cache inspector: [{ op, varying }] in the order shown. */
+function inspectorRows(page) {
+  return page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('[data-lane-card]')].map((c) => [
+        c.dataset.laneCard,
+        [...c.querySelectorAll('.inspector tbody tr')].map((tr) => ({ op: tr.dataset.op, varying: tr.dataset.varying })),
+      ]),
+    ),
+  );
+}
+
+/** The inspectors: TF 2.2 shows VarHandleOp with shared_name new on every call; the fixes, nothing. */
+async function assertInspector(page) {
+  const rows = await inspectorRows(page);
+  const vh = rows.tf22.find((r) => r.op === 'VarHandleOp');
+  assert.ok(vh, `tf22 inspector lists VarHandleOp: ${JSON.stringify(rows.tf22)}`);
+  assert.equal(vh.varying, 'shared_name', 'tf22: shared_name varies on almost every call, nothing else');
+  assert.equal(rows.tf22[0].op, 'VarHandleOp', 'sorted by entries, the leaking op comes first');
+  assert.equal(rows.exclude.find((r) => r.op === 'VarHandleOp')?.varying, 'shared_name', 'excluded, but still seen varying');
+  for (const lane of ['anonymous', 'default']) {
+    assert.ok(rows[lane].some((r) => r.op === 'VarHandleOp'), `${lane} inspector lists VarHandleOp`);
+    for (const r of rows[lane]) assert.equal(r.varying, '', `${lane}: ${r.op} has no varying attr`);
+  }
+  // A click shows the key composition; sorting by bytes keeps the leaking op first.
+  const card = '[data-lane-card="tf22"] .inspector';
+  await page.click(`${card} button[data-op="VarHandleOp"]`);
+  await page.waitForSelector(`${card} .key-composition[data-op="VarHandleOp"]:not([hidden])`);
+  const comp = await page.evaluate(
+    (sel) =>
+      Object.fromEntries(
+        [...document.querySelectorAll(`${sel} .key-composition li[data-attr]`)].map((li) => [li.dataset.attr, li.dataset.varies]),
+      ),
+    card,
+  );
+  assert.equal(comp.shared_name, 'per-call');
+  for (const a of ['container', 'dtype', 'allowed_devices']) assert.equal(comp[a], 'constant', `${a} constant`);
+  assert.match(await page.textContent(`${card} .key-composition`), /shared_name: ~?[\d,]+ values, new on almost every call; e\.g\. "/);
+  await page.selectOption(`${card} .inspector-sort select`, 'bytes');
+  await page.waitForFunction(
+    (sel) => document.querySelector(sel)?.dataset.key?.startsWith('["bytes"'),
+    card,
+  );
+  assert.equal((await inspectorRows(page)).tf22[0].op, 'VarHandleOp');
+}
 
 test('phone width (390x844): the page renders without horizontal overflow', { timeout: 120_000 }, async () => {
   const { page, problems } = await openPage('model=mlp&rate=max', { width: 390, height: 844 });

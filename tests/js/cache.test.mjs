@@ -126,3 +126,45 @@ test('unique shared_names grow the cache with every VarHandleOp; anonymous stays
   unique.dispose();
   anon.dispose();
 });
+
+test('byOp[op].attrs says which attr varies, with examples; the warning names it and its fix', () => {
+  const unique = new EagerContext({ resourceNames: 'unique' });
+  const anon = new EagerContext({ resourceNames: 'anonymous' });
+  restoreVariables(unique, 150, true);
+  restoreVariables(anon, 150, false);
+  const s = unique.cacheStats();
+  const vh = s.byOp.VarHandleOp;
+  assert.deepEqual(Object.keys(vh.attrs), ['container', 'shared_name', 'debug_name', 'dtype', 'shape', 'allowed_devices']);
+  const name = vh.attrs.shared_name;
+  assert.equal(name.variesPerCall, true);
+  assert.equal(name.distinctExact, false, 'past 128 values: estimated');
+  assert.ok(Math.abs(name.distinctValues - 150) <= 15 && name.distinctValues <= vh.distinctKeys, JSON.stringify(name));
+  assert.equal(name.examples.length, 2);
+  for (const e of name.examples) assert.match(e, /^"dense\/kernel_0\.\d/);
+  for (const a of ['container', 'debug_name', 'dtype', 'shape', 'allowed_devices']) {
+    assert.equal(vh.attrs[a].distinctValues, 1, a);
+    assert.equal(vh.attrs[a].distinctExact, true, a);
+    assert.equal(vh.attrs[a].variesPerCall, false, a);
+    assert.equal(vh.attrs[a].examples.length, 1, a);
+  }
+  assert.deepEqual(vh.attrs.dtype.examples, ['float32']);
+  assert.deepEqual(vh.attrs.shape.examples, ['shape [4]']);
+  assert.ok(vh.attrBytes > 0, 'the tracking is counted');
+  assert.equal(s.attrBytes, Object.values(s.byOp).reduce((n, o) => n + o.attrBytes, 0));
+  const w = s.warnings.find((x) => x.op === 'VarHandleOp');
+  assert.deepEqual(w.attrs, ['shared_name']);
+  assert.match(w.message, /New on almost every call: shared_name \(~\d+ values, e\.g\. "dense\/kernel_0\./);
+  assert.match(w.message, /Constant: container, debug_name, dtype, shape and allowed_devices\./);
+  assert.match(w.message, /shared_name names a resource, so give resources anonymous names/);
+  // Anonymous names: every attr of every op constant, no warning.
+  const a = anon.cacheStats();
+  for (const [op, st] of Object.entries(a.byOp)) {
+    for (const [attr, v] of Object.entries(st.attrs)) {
+      assert.equal(v.distinctValues, 1, `${op}.${attr}`);
+      assert.equal(v.variesPerCall, false, `${op}.${attr}`);
+    }
+  }
+  assert.deepEqual(a.warnings, []);
+  unique.dispose();
+  anon.dispose();
+});

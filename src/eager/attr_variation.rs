@@ -1,0 +1,262 @@
+//! Which attrs of an op vary across the cache keys it sees: per attr, a small distinct counter of its
+//! values and up to two example values. Fed on cache misses and bypasses only (a hit's key was
+//! observed by the miss that cached it), and bounded: at most `max_heap_bytes(attrs)` per op, so
+//! watching a leak does not leak.
+
+use super::cache_key::KeyLike;
+use super::distinct::CompactDistinctCounter;
+use crate::ops::{fast_hash, AttrType, AttrValue, OpDef};
+use crate::tensor::{Data, Tensor};
+
+/// Longest example kept, in bytes of UTF-8 (longer ones end in "…").
+const EXAMPLE_BYTES: usize = 40;
+/// Tensor elements an example shows.
+const EXAMPLE_ELEMENTS: usize = 4;
+
+/// An attr value rendered for people and truncated, stored inline: examples cost no heap.
+#[derive(Clone, Copy)]
+struct Example {
+    len: u8,
+    bytes: [u8; EXAMPLE_BYTES],
+}
+
+impl Example {
+    fn new(v: &AttrValue) -> Example {
+        let text = render(v);
+        let mut end = text.len();
+        if end > EXAMPLE_BYTES {
+            // Room for the ellipsis (3 bytes), cut at a char boundary.
+            end = EXAMPLE_BYTES - '…'.len_utf8();
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+        }
+        let mut bytes = [0u8; EXAMPLE_BYTES];
+        bytes[..end].copy_from_slice(&text.as_bytes()[..end]);
+        let mut len = end;
+        if end < text.len() {
+            bytes[end..end + 3].copy_from_slice("…".as_bytes());
+            len += 3;
+        }
+        Example {
+            len: len as u8,
+            bytes,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Built from a `str` cut at a char boundary plus a whole '…': always UTF-8.
+        std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
+    }
+}
+
+/// `describe`, except tensors show their first values (a `Const` value is told apart by them).
+fn render(v: &AttrValue) -> String {
+    match v {
+        AttrValue::Tensor(t) => render_tensor(t),
+        other => other.describe(),
+    }
+}
+
+fn render_tensor(t: &Tensor) -> String {
+    fn first<T: ToString>(v: &[T]) -> Vec<String> {
+        v.iter()
+            .take(EXAMPLE_ELEMENTS)
+            .map(ToString::to_string)
+            .collect()
+    }
+    let values = match t.data() {
+        Data::F32(v) => first(v),
+        Data::I32(v) => first(v),
+        Data::I64(v) => first(v),
+        Data::Bool(v) => first(v),
+        Data::Resource(_) => Vec::new(),
+    };
+    let more = if t.num_elements() > values.len() {
+        ", …"
+    } else {
+        ""
+    };
+    format!("{} {} [{}{more}]", t.dtype(), t.shape(), values.join(", "))
+}
+
+struct AttrTrack {
+    values: CompactDistinctCounter,
+    /// Hash of `examples[0]`: the first different value is noticed without rendering anything.
+    first: u64,
+    examples: [Example; 2],
+    num_examples: u8,
+}
+
+/// What `stats` reports for one attr.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttrStats {
+    pub name: &'static str,
+    pub ty: AttrType,
+    /// Distinct values seen: exact up to 128, then an estimate (never above the op's distinct keys).
+    pub distinct_values: u64,
+    pub distinct_exact: bool,
+    /// The first value seen and the first that differed from it, truncated.
+    pub examples: Vec<String>,
+    /// Takes a new value on almost every call (see `varies_per_call`).
+    pub varies_per_call: bool,
+}
+
+/// An attr takes a new value on almost every call: at least 16 values, in 3 of 4 calls or more
+/// (the estimate's error is ~3%, far inside that margin).
+pub fn varies_per_call(distinct_values: u64, calls: u64) -> bool {
+    distinct_values >= 16 && distinct_values * 4 >= calls * 3
+}
+
+/// Per-op tracking of attr values.
+pub struct AttrVariation {
+    def: &'static OpDef,
+    /// One per attr of `def`, in its order; empty until the first observation.
+    attrs: Vec<AttrTrack>,
+}
+
+impl AttrVariation {
+    pub fn new(def: &'static OpDef) -> AttrVariation {
+        AttrVariation {
+            def,
+            attrs: Vec::new(),
+        }
+    }
+
+    /// The most heap tracking an op with `num_attrs` attrs ever holds.
+    pub const fn max_heap_bytes(num_attrs: usize) -> usize {
+        num_attrs * (std::mem::size_of::<AttrTrack>() + CompactDistinctCounter::MAX_HEAP_BYTES)
+    }
+
+    /// Heap held now, exactly (what the allocator handed out).
+    pub fn heap_bytes(&self) -> usize {
+        self.attrs.capacity() * std::mem::size_of::<AttrTrack>()
+            + self
+                .attrs
+                .iter()
+                .map(|a| a.values.heap_bytes())
+                .sum::<usize>()
+    }
+
+    /// Records the attr values of one key (a miss or a bypass). Out of line: the hit path that
+    /// shares `find` with it stays as small as before.
+    #[inline(never)]
+    pub(crate) fn observe(&mut self, key: &dyn KeyLike) {
+        let def = self.def;
+        if self.attrs.len() != def.attrs.len() {
+            let mut attrs = Vec::with_capacity(def.attrs.len());
+            for (i, a) in def.attrs.iter().enumerate() {
+                let v = key.value(i);
+                attrs.push(AttrTrack {
+                    values: CompactDistinctCounter::default(),
+                    first: fast_hash((a.name_hash, v)),
+                    examples: [Example::new(v); 2],
+                    num_examples: 1,
+                });
+            }
+            self.attrs = attrs;
+        }
+        for (i, (a, track)) in def.attrs.iter().zip(self.attrs.iter_mut()).enumerate() {
+            let v = key.value(i);
+            // The same per-attr hash the key's fingerprint sums.
+            let h = fast_hash((a.name_hash, v));
+            track.values.insert(h);
+            if track.num_examples < 2 && h != track.first {
+                track.examples[1] = Example::new(v);
+                track.num_examples = 2;
+            }
+        }
+    }
+
+    /// Per attr in the op's order; counts clamped to `max_distinct` (the op's distinct keys: an
+    /// attr cannot take more values than there are keys); `calls`: the op's lookups. Empty before
+    /// the first observation.
+    pub fn stats(&self, max_distinct: u64, calls: u64) -> Vec<AttrStats> {
+        self.def
+            .attrs
+            .iter()
+            .zip(&self.attrs)
+            .map(|(a, t)| {
+                let distinct_values = t.values.count().min(max_distinct);
+                AttrStats {
+                    name: a.name,
+                    ty: a.ty,
+                    distinct_values,
+                    distinct_exact: t.values.is_exact(),
+                    examples: t.examples[..t.num_examples as usize]
+                        .iter()
+                        .map(|e| e.as_str().to_string())
+                        .collect(),
+                    varies_per_call: varies_per_call(distinct_values, calls),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_are_truncated_at_a_char_boundary() {
+        let long = AttrValue::Str("é".repeat(40).into_bytes());
+        let e = Example::new(&long);
+        assert!(e.as_str().ends_with('…'), "{}", e.as_str());
+        assert!(e.as_str().len() <= EXAMPLE_BYTES);
+        assert!(e.as_str().starts_with("\"éé"));
+        assert_eq!(Example::new(&AttrValue::Int(7)).as_str(), "7");
+    }
+
+    /// `heap_bytes` is what the allocator handed out, at every size the tracking goes through.
+    #[test]
+    fn heap_bytes_match_the_allocator_exactly_and_stay_bounded() {
+        use crate::eager::cache_key::{CacheKey, CPU_DEVICE};
+        use crate::memory::heap_bytes;
+        let def = crate::ops::lookup("VarHandleOp").unwrap();
+        let keys: Vec<CacheKey> = (0..2_000)
+            .map(|i| {
+                let attrs = crate::ops::resolve_attrs(
+                    def,
+                    &[],
+                    [
+                        ("dtype", AttrValue::Type(crate::tensor::DType::Float32)),
+                        ("shape", AttrValue::Shape(Some(vec![i % 7]))),
+                        ("shared_name", AttrValue::Str(format!("v_{i}").into_bytes())),
+                    ],
+                )
+                .unwrap();
+                CacheKey::new(CPU_DEVICE, attrs)
+            })
+            .collect();
+        let base = heap_bytes();
+        let mut v = AttrVariation::new(def);
+        assert_eq!(v.heap_bytes(), 0);
+        for k in &keys {
+            v.observe(k);
+            assert_eq!(heap_bytes() - base, v.heap_bytes());
+            assert!(v.heap_bytes() <= AttrVariation::max_heap_bytes(def.attrs.len()));
+        }
+        let stats = v.stats(u64::MAX, 2_000);
+        let names: Vec<&str> = stats
+            .iter()
+            .filter(|a| a.varies_per_call)
+            .map(|a| a.name)
+            .collect();
+        assert_eq!(names, ["shared_name"]);
+        let shape = stats.iter().find(|a| a.name == "shape").unwrap();
+        assert_eq!((shape.distinct_values, shape.distinct_exact), (7, true));
+        assert_eq!(shape.examples, ["shape [0]", "shape [1]"]);
+        drop((names, stats, v));
+        assert_eq!(heap_bytes(), base);
+    }
+
+    #[test]
+    fn tensor_examples_show_their_first_values() {
+        let t = Tensor::from_slice(&[5], &[1.5f32, 2.0, 3.0, 4.0, 5.0]).unwrap();
+        assert_eq!(
+            render(&AttrValue::Tensor(t)),
+            "float32 [5] [1.5, 2, 3, 4, …]"
+        );
+    }
+}
