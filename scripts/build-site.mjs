@@ -2,7 +2,7 @@
 // Production build of the demo page for any static host, into site/:
 //   site/index.html, main.js, lane-worker.js, lanes.js, plots.js, style.css   (from www/)
 //   site/config.js                                    (paths rewritten for this layout)
-//   site/dist/       the package (index.js, eager_wasm.js, the two .wasm builds)
+//   site/dist/       the package (index.js and its modules, eager_wasm.js, the two .wasm builds)
 //   site/vendor/uplot/  uPlot's ESM build and CSS
 //   site/models/<name>/ the sample models (model.json + shards)
 //   site/_headers    COOP/COEP for hosts that read it (Netlify, Cloudflare Pages), so that
@@ -51,7 +51,10 @@ for (const f of ['main.js', 'plots.js', 'index.html']) {
 }
 
 mkdirSync(join(out, 'dist'));
-for (const f of ['index.js', 'eager_wasm.js', 'eager_wasm_bg.wasm', 'eager_wasm_relaxed_bg.wasm']) copyFileSync(join(root, 'dist', f), join(out, 'dist', f));
+// The wrapper's modules (every .js of dist/, the entry index.js and the glue) and the two builds.
+for (const f of readdirSync(join(root, 'dist'))) {
+  if (f.endsWith('.js') || f.endsWith('.wasm')) copyFileSync(join(root, 'dist', f), join(out, 'dist', f));
+}
 
 mkdirSync(join(out, 'vendor/uplot'), { recursive: true });
 for (const f of ['uPlot.esm.js', 'uPlot.min.css']) copyFileSync(join(uplotDir, f), join(out, 'vendor/uplot', f));

@@ -6,8 +6,8 @@
 //   -> wasm-opt -O3 --enable-simd ...                    (npm `binaryen`, never Debian's: see
 //                                                        ../shared/TOOLCHAIN.md, it breaks the
 //                                                        externref table)
-//   -> dist/ (wasm-bindgen glue + the two optimized .wasm + the hand-written wrapper js/index.js,
-//      index.d.ts)
+//   -> dist/ (wasm-bindgen glue + the two optimized .wasm + the hand-written wrapper: js/*.js, the
+//      entry index.js and its modules, and index.d.ts)
 //
 // We deliberately do not use wasm-pack: cargo + the wasm-bindgen CLI is all it would run, and it is
 // one less ~5-minute install on a fresh machine.
@@ -94,7 +94,10 @@ for (const f of ['eager_wasm.js', 'eager_wasm.d.ts', 'eager_wasm_bg.wasm', 'eage
   copyFileSync(join(root, 'pkg', f), join(dist, f));
 }
 copyFileSync(join(root, 'pkg/relaxed/eager_wasm_bg.wasm'), join(dist, variants[1].wasm));
-for (const f of ['index.js', 'index.d.ts']) copyFileSync(join(root, 'js', f), join(dist, f));
+// The wrapper: index.js (the entry) and the modules it imports, all next to the glue.
+for (const f of readdirSync(join(root, 'js'))) {
+  if (f.endsWith('.js') || f === 'index.d.ts') copyFileSync(join(root, 'js', f), join(dist, f));
+}
 
 const sizeOf = (f) => {
   const bytes = readFileSync(join(dist, f));

@@ -1,12 +1,12 @@
-//! `WasmContext`: one `EagerContext` behind `Rc<RefCell<..>>` (shared with the models it loads), and
-//! its JS-facing methods. Inputs and outputs are tensor handles in the shared scratch buffer; attrs
-//! are a plain object only when non-empty.
+//! `WasmContext`'s JS-facing methods (the state it shares with its models is in state.rs). Inputs
+//! and outputs are tensor handles in the shared scratch buffer; attrs are a plain object only when
+//! non-empty.
 
 use super::attrs;
-use super::errors::{busy_context, disposed_context, js, not_an_object, JsResult};
+use super::errors::{js, not_an_object, JsResult};
 use super::memory::{cache_stats, memory_report};
-use super::model::{ModelCell, WasmModel};
-use super::tensor::{dtype_code, tensor_from_js, with_io, with_table};
+use super::state::{emit, gather, CtxState, WasmContext};
+use super::tensor::{tensor_from_js, with_table};
 use crate::eager::kernel_cache::default_exclusions;
 use crate::eager::{CacheOptions, ContextOptions, EagerContext, ResourceNaming};
 use crate::ops::{AttrValue, OpDef};
@@ -15,7 +15,7 @@ use crate::tensor::Tensor;
 use js_sys::{Array, Object, Reflect};
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -58,97 +58,6 @@ fn op_def(id: u32) -> Result<&'static OpDef> {
         .ok_or_else(|| invalid_argument(format!("unknown op id {id}")))
 }
 
-/// What the context and its models share.
-pub(crate) struct CtxState {
-    pub id: u32,
-    ctx: RefCell<Option<EagerContext>>,
-    /// Models loaded here, disposed with the context.
-    models: RefCell<Vec<Weak<ModelCell>>>,
-}
-
-impl CtxState {
-    /// Runs `f` on the live context: FailedPrecondition if disposed or re-entered from a callback.
-    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut EagerContext) -> Result<R>) -> Result<R> {
-        let mut b = self.ctx.try_borrow_mut().map_err(|_| busy_context())?;
-        let c = b.as_mut().ok_or_else(disposed_context)?;
-        f(c)
-    }
-
-    pub(crate) fn add_model(&self, m: &Rc<ModelCell>) {
-        let mut models = self.models.borrow_mut();
-        models.retain(|w| w.strong_count() > 0);
-        models.push(Rc::downgrade(m));
-    }
-
-    pub(crate) fn remove_model(&self, m: &Rc<ModelCell>) {
-        let mut models = self.models.borrow_mut();
-        let target = Rc::downgrade(m);
-        models.retain(|w| w.strong_count() > 0 && !w.ptr_eq(&target));
-        if models.is_empty() {
-            *models = Vec::new();
-        }
-    }
-}
-
-/// Puts output tensors into the table (owned by context `ctx`) and describes them in io as records
-/// `[handle, dtype code, rank, dims...]`; returns the number of f64s written.
-pub(crate) fn emit(ctx: u32, outputs: Vec<Tensor>) -> Result<u32> {
-    let len: usize = outputs.iter().map(|t| 3 + t.rank()).sum();
-    with_table(|t| {
-        with_io(|io| {
-            if io.len() < len {
-                io.resize(len, 0.0);
-            }
-            let mut pos = 0;
-            for (made, o) in outputs.iter().enumerate() {
-                let h = match t.insert(ctx, o.clone()) {
-                    Ok(h) => h,
-                    Err(e) => {
-                        // Undo: nothing of this call stays allocated.
-                        let mut p = 0;
-                        for o in outputs.iter().take(made) {
-                            t.release(io[p]);
-                            p += 3 + o.rank();
-                        }
-                        return Err(e);
-                    }
-                };
-                io[pos] = h;
-                io[pos + 1] = f64::from(dtype_code(o.dtype()));
-                io[pos + 2] = o.rank() as f64;
-                for (d, &v) in io[pos + 3..].iter_mut().zip(o.dims()) {
-                    *d = v as f64;
-                }
-                pos += 3 + o.rank();
-            }
-            Ok(len as u32)
-        })
-    })
-}
-
-/// Gathers the tensors behind io[0..n] (checked: live, of context `ctx`) into `out`.
-pub(crate) fn gather(ctx: u32, n: u32, out: &mut Vec<Tensor>) -> Result<()> {
-    with_io(|io| {
-        let n = n as usize;
-        if n > io.len() {
-            return Err(invalid_argument(format!(
-                "{n} inputs exceed the scratch buffer"
-            )));
-        }
-        with_table(|t| {
-            for &h in &io[..n] {
-                out.push(t.get(h, ctx)?.clone());
-            }
-            Ok(())
-        })
-    })
-}
-
-#[wasm_bindgen(js_name = WasmContext)]
-pub struct WasmContext {
-    state: Rc<CtxState>,
-}
-
 #[wasm_bindgen(js_class = WasmContext)]
 impl WasmContext {
     /// `options`: `{ cache: { maxEntries, maxBytes, exclude }, resourceNames }`, all optional.
@@ -161,11 +70,7 @@ impl WasmContext {
             id
         });
         Ok(WasmContext {
-            state: Rc::new(CtxState {
-                id,
-                ctx: RefCell::new(Some(EagerContext::new(options))),
-                models: RefCell::new(Vec::new()),
-            }),
+            state: Rc::new(CtxState::new(id, EagerContext::new(options))),
         })
     }
 
@@ -176,7 +81,7 @@ impl WasmContext {
 
     #[wasm_bindgen(getter, js_name = isDisposed)]
     pub fn is_disposed(&self) -> bool {
-        matches!(self.state.ctx.try_borrow(), Ok(c) if c.is_none())
+        self.state.is_disposed()
     }
 
     /// Runs op `op` (an id from `opId`) on the `n_inputs` tensor handles in io; writes the output
@@ -266,55 +171,9 @@ impl WasmContext {
 
     /// Releases the context: its models, its tensors, its cache and resources. Idempotent.
     pub fn dispose(&self) -> JsResult<()> {
-        let ctx = {
-            let mut b = self
-                .state
-                .ctx
-                .try_borrow_mut()
-                .map_err(|_| js(busy_context()))?;
-            b.take()
-        };
-        let Some(mut ctx) = ctx else {
-            return Ok(());
-        };
-        let models = std::mem::take(&mut *self.state.models.borrow_mut());
-        for m in models.iter().filter_map(Weak::upgrade) {
-            if let Ok(mut m) = m.try_borrow_mut() {
-                m.dispose(&mut ctx);
-            }
-        }
+        self.state.dispose().map_err(js)?;
         with_table(|t| t.release_context(self.state.id));
-        drop(ctx);
         Ok(())
-    }
-
-    /// Loads a TF.js graph model from its `model.json` text (UTF-8 bytes: the JS side encodes with
-    /// the engine's native TextEncoder, much faster than a JS loop over the string) and all weight
-    /// shards concatenated in manifest order. `progress(doneBytes, totalBytes)` is called as weights
-    /// are restored.
-    #[wasm_bindgen(js_name = loadModel)]
-    pub fn load_model(
-        &self,
-        model_json: &[u8],
-        weights: &js_sys::Uint8Array,
-        progress: &JsValue,
-    ) -> JsResult<WasmModel> {
-        let model_json = super::model::utf8(model_json);
-        super::model::load(&self.state, &model_json, weights, progress).map_err(js)
-    }
-
-    /// `loadModel` with the `model.json` text already in wasm memory: the first `len` bytes of
-    /// the buffer of the last `stageJson`.
-    #[wasm_bindgen(js_name = loadModelStaged)]
-    pub fn load_model_staged(
-        &self,
-        len: u32,
-        weights: &js_sys::Uint8Array,
-        progress: &JsValue,
-    ) -> JsResult<WasmModel> {
-        let bytes = super::model::take_staged(len);
-        let model_json = super::model::utf8(&bytes);
-        super::model::load(&self.state, &model_json, weights, progress).map_err(js)
     }
 }
 

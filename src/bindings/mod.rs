@@ -7,6 +7,7 @@ mod context;
 mod errors;
 mod memory;
 mod model;
+mod state;
 mod tensor;
 
 use wasm_bindgen::prelude::*;

@@ -1,8 +1,8 @@
 //! `WasmModel`: a loaded TF.js graph model, tied to the context that loaded it (which disposes it
 //! when it is itself disposed).
 
-use super::context::{emit, gather, CtxState};
 use super::errors::{disposed_model, js, JsResult};
+use super::state::{emit, gather, CtxState, ModelCell, WasmContext};
 use crate::model::weights::WeightSource;
 use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, Result};
@@ -11,8 +11,6 @@ use js_sys::{Array, Uint8Array};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
-
-pub(crate) type ModelCell = RefCell<GraphModel>;
 
 /// `model.json` bytes as text, decoded as the JS `TextDecoder` would: a leading BOM dropped,
 /// invalid sequences replaced by U+FFFD.
@@ -110,6 +108,38 @@ pub(crate) fn load(
         state: state.clone(),
         model: cell,
     })
+}
+
+#[wasm_bindgen(js_class = WasmContext)]
+impl WasmContext {
+    /// Loads a TF.js graph model from its `model.json` text (UTF-8 bytes: the JS side encodes with
+    /// the engine's native TextEncoder, much faster than a JS loop over the string) and all weight
+    /// shards concatenated in manifest order. `progress(doneBytes, totalBytes)` is called as weights
+    /// are restored.
+    #[wasm_bindgen(js_name = loadModel)]
+    pub fn load_model(
+        &self,
+        model_json: &[u8],
+        weights: &js_sys::Uint8Array,
+        progress: &JsValue,
+    ) -> JsResult<WasmModel> {
+        let model_json = utf8(model_json);
+        load(&self.state, &model_json, weights, progress).map_err(js)
+    }
+
+    /// `loadModel` with the `model.json` text already in wasm memory: the first `len` bytes of
+    /// the buffer of the last `stageJson`.
+    #[wasm_bindgen(js_name = loadModelStaged)]
+    pub fn load_model_staged(
+        &self,
+        len: u32,
+        weights: &js_sys::Uint8Array,
+        progress: &JsValue,
+    ) -> JsResult<WasmModel> {
+        let bytes = take_staged(len);
+        let model_json = utf8(&bytes);
+        load(&self.state, &model_json, weights, progress).map_err(js)
+    }
 }
 
 #[wasm_bindgen(js_name = WasmModel)]

@@ -5,7 +5,8 @@
 
 use super::cache_key::KeyLike;
 use super::distinct::CompactDistinctCounter;
-use crate::ops::{fast_hash, AttrType, AttrValue, OpDef};
+use crate::hash::fast_hash;
+use crate::ops::{AttrType, AttrValue, OpDef};
 use crate::tensor::{Data, Tensor};
 
 /// Longest example kept, in bytes of UTF-8 (longer ones end in "…").

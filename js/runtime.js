@@ -1,0 +1,97 @@
+// Loading the wasm module (init), which build was loaded, and the instance-wide calls.
+
+import wbgInit, { initRuntime, opNames, relaxedSimdBuild, resetHeapPeak } from './eager_wasm.js';
+import { EagerError } from './errors.js';
+
+let exportsRef = null; // the wasm instance exports, after init()
+let initPromise = null;
+
+export const isNode =
+  typeof process === 'object' &&
+  process !== null &&
+  typeof process.versions === 'object' &&
+  typeof process.versions.node === 'string' &&
+  typeof window === 'undefined';
+
+// A one-function module using f32x4.relaxed_madd: it validates where the engine has relaxed SIMD.
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 123, 1, 123, 3, 2, 1, 0, 10, 13, 1, 11, 0, 32, 0, 32, 0, 32, 0,
+  253, 133, 2, 11,
+]);
+
+function engineHasRelaxedSimd() {
+  try {
+    return WebAssembly.validate(RELAXED_SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Loads and instantiates the wasm module. No argument needed: in a browser the .wasm is fetched
+ * from next to this file (new URL(..., import.meta.url), which bundlers understand); in Node it is
+ * read with fs. Of the two builds, the relaxed-SIMD one (fused multiply-add) is taken where the
+ * engine supports it, else the plain SIMD128 one; `{ relaxedSimd: false }` forces the plain one.
+ * Pass a URL, Response, BufferSource or WebAssembly.Module to load a given file. Idempotent.
+ */
+export function init(input) {
+  if (initPromise === null) {
+    initPromise = (async () => {
+      let source = input;
+      if (source === undefined || isInitOptions(source)) {
+        const relaxed = source?.relaxedSimd !== false && engineHasRelaxedSimd();
+        const url = relaxed
+          ? new URL('./eager_wasm_relaxed_bg.wasm', import.meta.url)
+          : new URL('./eager_wasm_bg.wasm', import.meta.url);
+        if (isNode) {
+          const fsName = 'node:fs/promises';
+          const { readFile } = await import(/* @vite-ignore */ fsName);
+          source = await readFile(url);
+        } else {
+          source = url;
+        }
+      }
+      exportsRef = await wbgInit({ module_or_path: source });
+      initRuntime();
+    })().catch((e) => {
+      initPromise = null;
+      throw new EagerError('Unavailable', `could not load the eager-wasm module: ${e?.message ?? e}`, {
+        cause: e,
+      });
+    });
+  }
+  return initPromise;
+}
+
+function isInitOptions(v) {
+  return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
+}
+
+/** Which build init() loaded: `{ simd: true, relaxedSimd }`. */
+export function wasmFeatures() {
+  ensureInit();
+  return { simd: true, relaxedSimd: relaxedSimdBuild() };
+}
+
+export function ensureInit() {
+  if (exportsRef === null) {
+    throw new EagerError('FailedPrecondition', 'eager-wasm is not initialized: call `await init()` first');
+  }
+}
+
+/** Names of every op the runtime implements, sorted. */
+export function registeredOps() {
+  ensureInit();
+  return opNames();
+}
+
+/** Sets the heap high-water mark (memory().heapPeakBytes) back to the current heap in use. */
+export function resetPeakMemory() {
+  ensureInit();
+  resetHeapPeak();
+}
+
+/** The wasm instance's memory (after init()). */
+export function wasmMemory() {
+  return exportsRef.memory;
+}
