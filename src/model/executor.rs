@@ -114,6 +114,30 @@ fn run_op(
     }
 }
 
+/// Computes the node at `p` on `args` (its data inputs): the one place a node does its work, for
+/// the static schedule and the control-flow one alike.
+pub(crate) fn step(
+    ctx: &mut EagerContext,
+    g: &Loaded,
+    p: usize,
+    feeds: &[Tensor],
+    args: &[Tensor],
+) -> Result<Vec<Tensor>> {
+    Ok(match &g.nodes[p].kind {
+        NodeKind::Feed(k) => vec![feeds[*k].clone()],
+        NodeKind::Constant(t) => vec![t.clone()],
+        NodeKind::Variable { handle, read } => {
+            ctx.execute_key(&g.read_keys[*read], std::slice::from_ref(handle))?
+        }
+        NodeKind::Op {
+            def,
+            attrs,
+            resolved,
+        } => run_op(ctx, def, (attrs, &g.attr_values), resolved, args)
+            .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
+    })
+}
+
 pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
     let mut values: Vec<Option<Tensor>> = vec![None; g.uses.len()];
     let mut remaining = g.uses.clone();
@@ -143,19 +167,7 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
                 }
             }
         }
-        let outs = match &node.kind {
-            NodeKind::Feed(k) => vec![feeds[*k].clone()],
-            NodeKind::Constant(t) => vec![t.clone()],
-            NodeKind::Variable { handle, read } => {
-                ctx.execute_key(&g.read_keys[*read], std::slice::from_ref(handle))?
-            }
-            NodeKind::Op {
-                def,
-                attrs,
-                resolved,
-            } => run_op(ctx, def, (attrs, &g.attr_values), resolved, &args)
-                .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
-        };
+        let outs = step(ctx, g, p, feeds, &args)?;
         // Keep only outputs somebody uses.
         for (t, k) in outs.into_iter().zip(node.slots.clone()) {
             if g.uses[k] > 0 {
