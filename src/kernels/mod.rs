@@ -3,6 +3,7 @@
 
 pub mod array;
 pub mod broadcast;
+pub mod list;
 pub mod math;
 pub mod nn;
 pub mod reduce;
@@ -65,6 +66,7 @@ impl Kernel for SimpleKernel {
 pub fn register_all(reg: &mut Registry) {
     nn::register(reg);
     resource::register(reg);
+    list::register(reg);
     space_batch::register(reg);
     math::register(reg);
     reduce::register(reg);

@@ -135,6 +135,12 @@ pub(crate) fn step(
             resolved,
         } => run_op(ctx, def, (attrs, &g.attr_values), resolved, args)
             .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
+        NodeKind::Flow(_) => {
+            return Err(crate::status::internal(format!(
+                "control-flow node '{}' outside the dynamic schedule",
+                g.name(p)
+            )))
+        }
     })
 }
 

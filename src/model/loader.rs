@@ -1,6 +1,7 @@
 //! model.json + weights to a `GraphModel`: validate everything that can be checked before any
 //! allocation, then restore weights as resource variables inside the model's own scope.
 
+use super::flow::{Flow, FlowOp};
 use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
 use super::graph::{execution_order, index_nodes, parse_input, resolve_edges, Edges};
 use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
@@ -221,6 +222,7 @@ enum Plan {
     Weight(usize),
     Constant(Tensor),
     Op(&'static ops::OpDef, Vec<(&'static str, u32)>),
+    Flow(FlowOp),
 }
 
 /// Everything a load decides before touching the context, so a bad model allocates nothing there.
@@ -236,6 +238,10 @@ struct LoadPlan<'m> {
     plans: Vec<Plan>,
     weights: Vec<WeightSlot<'m>>,
     attr_values: Vec<AttrValue>,
+    /// The graph has control-flow nodes: it runs on the dynamic schedule.
+    loops: bool,
+    /// Frame names of its Enter nodes.
+    frames: Vec<String>,
 }
 
 /// Phase 1: signature, needed nodes in run order, and each one classified.
@@ -288,7 +294,8 @@ fn plan<'m>(m: &'m ModelJson<'m>, available: usize) -> Result<LoadPlan<'m>> {
         feed_of.insert(i, k);
     }
     let targets: Vec<usize> = output_refs.iter().map(|&(i, _)| i).collect();
-    let order = execution_order(nodes, &edges, &targets)?;
+    let loops = nodes.iter().any(|n| FlowOp::parse(&n.op).is_some());
+    let order = execution_order(nodes, &edges, &targets, loops)?;
 
     let weights = plan_weights(groups, available)?;
     let weight_of: HashMap<&str, usize, FastBuild> = weights
@@ -298,10 +305,13 @@ fn plan<'m>(m: &'m ModelJson<'m>, available: usize) -> Result<LoadPlan<'m>> {
         .collect();
     let mut plans = Vec::with_capacity(order.len());
     let mut attr_pool = AttrPool::default();
+    let mut frames = Vec::new();
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
             Plan::Feed(k)
+        } else if let Some(op) = FlowOp::parse(&n.op) {
+            Plan::Flow(flow_node(n, op, &mut frames)?)
         } else {
             plan_node(n, &weight_of, &mut attr_pool)?
         };
@@ -317,7 +327,39 @@ fn plan<'m>(m: &'m ModelJson<'m>, available: usize) -> Result<LoadPlan<'m>> {
         plans,
         weights,
         attr_values: attr_pool.values,
+        loops,
+        frames,
     })
+}
+
+/// A control-flow node: for an Enter, its frame (named in `frames`) and whether it is a loop
+/// invariant.
+fn flow_node(n: &NodeDef<'_>, op: FlowOp, frames: &mut Vec<String>) -> Result<FlowOp> {
+    let FlowOp::Enter { .. } = op else {
+        return Ok(op);
+    };
+    let ctx = |e: Status| e.context(format!("node '{}' ({})", n.name, n.op));
+    let name = match n.attr_value("frame_name").transpose().map_err(ctx)? {
+        Some(AttrValue::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
+        _ => {
+            return Err(invalid_argument(format!(
+                "Enter node '{}' has no frame_name",
+                n.name
+            )))
+        }
+    };
+    let constant = matches!(
+        n.attr_value("is_constant").transpose().map_err(ctx)?,
+        Some(AttrValue::Bool(true))
+    );
+    let frame = match frames.iter().position(|f| *f == name) {
+        Some(i) => i,
+        None => {
+            frames.push(name);
+            frames.len() - 1
+        }
+    } as u32;
+    Ok(FlowOp::Enter { frame, constant })
 }
 
 /// A node that is not fed: a weight, an inline constant, or an op with its attrs.
@@ -369,6 +411,7 @@ struct SlotLayout {
     uses: Vec<u32>,
     /// Signature outputs as (position, output).
     outputs: Vec<(usize, usize)>,
+    flow: Option<Box<Flow>>,
 }
 
 /// Phase 2: node positions, flat input lists, value slots and their use counts.
@@ -405,7 +448,29 @@ fn assign_slots(plan: &LoadPlan<'_>) -> SlotLayout {
     for &(p, o) in inputs.iter().chain(&outputs) {
         uses[slot_ranges[p].start + o] += 1;
     }
+    let flow = plan.loops.then(|| {
+        let control: Vec<Vec<usize>> = order
+            .iter()
+            .map(|&i| plan.edges.control(i).iter().map(|&s| position[s]).collect())
+            .collect();
+        let ops: Vec<Option<FlowOp>> = plan
+            .plans
+            .iter()
+            .map(|p| match p {
+                Plan::Flow(op) => Some(*op),
+                _ => None,
+            })
+            .collect();
+        Box::new(Flow::new(
+            &inputs,
+            &input_ranges,
+            &control,
+            &ops,
+            plan.frames.clone(),
+        ))
+    });
     SlotLayout {
+        flow,
         inputs,
         input_ranges,
         slot_ranges,
@@ -460,6 +525,7 @@ fn build_nodes<W: WeightSource + ?Sized>(
         let kind = match plan {
             Plan::Feed(k) => NodeKind::Feed(k),
             Plan::Constant(t) => NodeKind::Constant(t),
+            Plan::Flow(op) => NodeKind::Flow(op),
             Plan::Op(def, attrs) => NodeKind::Op {
                 def,
                 attrs,
@@ -499,6 +565,7 @@ fn build_nodes<W: WeightSource + ?Sized>(
             outputs: layout.outputs,
             read_keys,
             attr_values,
+            flow: layout.flow,
         }),
         inputs,
         outputs,

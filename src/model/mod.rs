@@ -3,6 +3,7 @@
 //! context), run node by node through `EagerContext::execute`, released completely on dispose.
 
 mod executor;
+mod flow;
 pub mod format;
 pub mod graph;
 mod loader;
@@ -43,6 +44,8 @@ pub(crate) enum NodeKind {
         /// What `attrs` resolved to, for repeated runs.
         resolved: RefCell<Memo>,
     },
+    /// A control-flow node (v1), run by `flow` itself.
+    Flow(flow::FlowOp),
 }
 
 /// Resolving a node's attrs depends only on them and its input dtypes, so a node that runs again
@@ -80,6 +83,8 @@ pub(crate) struct Loaded {
     pub read_keys: Vec<CacheKey>,
     /// The op nodes' attr values, each distinct one once.
     pub attr_values: Vec<AttrValue>,
+    /// For a graph with control flow: what its dynamic schedule needs (`None`: the static one).
+    pub flow: Option<Box<flow::Flow>>,
 }
 
 impl Loaded {
@@ -155,8 +160,16 @@ impl GraphModel {
         // Resources the graph itself creates (a VarHandleOp node that is not a weight) belong to
         // the model, so that dispose() releases them too.
         let previous = ctx.enter_scope(loaded.scope);
-        let result = executor::run(ctx, loaded, &ordered);
+        let result = match &loaded.flow {
+            None => executor::run(ctx, loaded, &ordered),
+            Some(f) => {
+                let limit = ctx.max_loop_iterations();
+                flow::run(ctx, loaded, f, &ordered, limit)
+            }
+        };
         ctx.enter_scope(previous);
+        // Tensor lists live for one run.
+        ctx.destroy_lists(loaded.scope);
         result
     }
 
