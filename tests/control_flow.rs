@@ -188,3 +188,15 @@ fn the_default_loop_bound_is_documented() {
     );
     assert_eq!(eager_wasm::eager::DEFAULT_MAX_LOOP_ITERATIONS, 1_000_000);
 }
+
+// Control flow v2 (`--control_flow_v2=True`): functional While/If/calls lowered at load.
+model_tests! {
+    gru_v2_matches_tf: "gru_v2",
+    lstm_loop_v2_matches_tf: "lstm_loop_v2",
+    cond_v2_true_branch_matches_tf: "cond_v2",
+    cond_v2_false_branch_matches_tf: "cond_false_v2",
+    nested_loop_v2_matches_tf: "nested_loop_v2",
+    while_tensorarray_v2_matches_tf: "while_tensorarray_v2",
+    dynamic_loop_v2_matches_tf: "dynamic_loop_v2",
+    map_fn_v2_matches_tf: "map_fn_v2",
+}

@@ -3,6 +3,7 @@
 
 use super::flow::{Flow, FlowOp};
 use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
+use super::functions::{self, Expanded};
 use super::graph::{execution_order, index_nodes, parse_input, resolve_edges, Edges};
 use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
 use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
@@ -211,7 +212,9 @@ pub fn load<W: WeightSource + ?Sized>(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<GraphModel> {
     let m = parse(model_json)?;
-    let plan = plan(&m, weights.byte_len())?;
+    let topo = m.model_topology.as_ref().expect("checked in parse");
+    let expanded = functions::expand(&topo.node, topo.library.as_ref())?;
+    let plan = plan(&m, expanded.as_ref(), weights.byte_len())?;
     let layout = assign_slots(&plan);
     build_nodes(ctx, plan, layout, weights, progress)
 }
@@ -245,19 +248,18 @@ struct LoadPlan<'m> {
 }
 
 /// Phase 1: signature, needed nodes in run order, and each one classified.
-fn plan<'m>(m: &'m ModelJson<'m>, available: usize) -> Result<LoadPlan<'m>> {
+/// `expanded`: the graph with its function calls lowered (control flow v2), if it has any.
+fn plan<'m>(
+    m: &'m ModelJson<'m>,
+    expanded: Option<&'m Expanded<'m>>,
+    available: usize,
+) -> Result<LoadPlan<'m>> {
     let topo = m.model_topology.as_ref().expect("checked in parse");
     let groups = m.weights_manifest.as_deref().unwrap_or_default();
-    let nodes = &topo.node;
-    if topo
-        .library
-        .as_ref()
-        .is_some_and(|l| !l.function.is_empty())
-    {
-        return Err(unimplemented(
-            "model.json has a function library (control flow v2); not supported",
-        ));
-    }
+    let nodes: &'m [NodeDef<'m>] = match expanded {
+        Some(e) => &e.nodes,
+        None => &topo.node,
+    };
     let index = index_nodes(nodes)?;
     let edges = resolve_edges(nodes, &index)?;
 
@@ -311,9 +313,13 @@ fn plan<'m>(m: &'m ModelJson<'m>, available: usize) -> Result<LoadPlan<'m>> {
         let plan = if let Some(&k) = feed_of.get(&i) {
             Plan::Feed(k)
         } else if let Some(op) = FlowOp::parse(&n.op) {
-            Plan::Flow(flow_node(n, op, &mut frames)?)
+            let lowered = expanded.and_then(|e| e.frames.get(&*n.name));
+            Plan::Flow(flow_node(n, op, lowered, &mut frames)?)
         } else {
-            plan_node(n, &weight_of, &mut attr_pool)?
+            let weight_name = expanded
+                .and_then(|e| e.weight_names.get(&*n.name))
+                .map_or(&*n.name, String::as_str);
+            plan_node(n, weight_name, &weight_of, &mut attr_pool)?
         };
         plans.push(plan);
     }
@@ -333,14 +339,20 @@ fn plan<'m>(m: &'m ModelJson<'m>, available: usize) -> Result<LoadPlan<'m>> {
 }
 
 /// A control-flow node: for an Enter, its frame (named in `frames`) and whether it is a loop
-/// invariant.
-fn flow_node(n: &NodeDef<'_>, op: FlowOp, frames: &mut Vec<String>) -> Result<FlowOp> {
+/// invariant. `lowered`: the frame of an Enter made by lowering a While (which has no attrs).
+fn flow_node(
+    n: &NodeDef<'_>,
+    op: FlowOp,
+    lowered: Option<&String>,
+    frames: &mut Vec<String>,
+) -> Result<FlowOp> {
     let FlowOp::Enter { .. } = op else {
         return Ok(op);
     };
     let ctx = |e: Status| e.context(format!("node '{}' ({})", n.name, n.op));
     let name = match n.attr_value("frame_name").transpose().map_err(ctx)? {
         Some(AttrValue::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
+        _ if lowered.is_some() => lowered.cloned().unwrap_or_default(),
         _ => {
             return Err(invalid_argument(format!(
                 "Enter node '{}' has no frame_name",
@@ -362,15 +374,20 @@ fn flow_node(n: &NodeDef<'_>, op: FlowOp, frames: &mut Vec<String>) -> Result<Fl
     Ok(FlowOp::Enter { frame, constant })
 }
 
-/// A node that is not fed: a weight, an inline constant, or an op with its attrs.
+/// A node that is not fed: a weight (named `weight_name` in the manifest), an inline constant, or
+/// an op with its attrs.
 fn plan_node<'t>(
     n: &NodeDef<'t>,
+    weight_name: &str,
     weight_of: &HashMap<&str, usize, FastBuild>,
     attr_pool: &mut AttrPool<'t>,
 ) -> Result<Plan> {
     if n.op == "Const" {
         // The inline value is parsed only when the weights don't provide one.
-        return match weight_of.get(&*n.name).ok_or_else(|| n.attr_value("value")) {
+        return match weight_of
+            .get(weight_name)
+            .ok_or_else(|| n.attr_value("value"))
+        {
             Ok(&w) => Ok(Plan::Weight(w)),
             Err(Some(value)) => match value.map_err(|e| e.context(format!("node '{}'", n.name)))? {
                 AttrValue::Tensor(t) => Ok(Plan::Constant(t)),
@@ -513,7 +530,6 @@ fn build_nodes<W: WeightSource + ?Sized>(
     let weight_bytes = handles.iter().map(|(_, _, b)| b).sum();
 
     let mut names = String::with_capacity(order.iter().map(|&i| nodes[i].name.len()).sum());
-    let mut handles: Vec<Option<(Tensor, DType, usize)>> = handles.into_iter().map(Some).collect();
     let mut graph_nodes = Vec::with_capacity(order.len());
     let mut read_keys = Vec::new();
     for (((&i, plan), inputs), slots) in order
@@ -531,7 +547,8 @@ fn build_nodes<W: WeightSource + ?Sized>(
                 attrs,
                 resolved: RefCell::new(Memo::NeverRun),
             },
-            Plan::Weight(w) => match handles[w].take() {
+            // A function inlined twice reads its weights from both copies.
+            Plan::Weight(w) => match handles.get(w).cloned() {
                 Some((handle, dtype, _)) => {
                     let read = match read_key(&mut read_keys, read_variable, &handle, dtype) {
                         Ok(k) => k,
@@ -542,8 +559,7 @@ fn build_nodes<W: WeightSource + ?Sized>(
                     };
                     NodeKind::Variable { handle, read }
                 }
-                // Two Const nodes can't share a name, so a weight is claimed once.
-                None => return Err(internal_cleanup(ctx, scope, "weight claimed twice")),
+                None => return Err(internal_cleanup(ctx, scope, "weight index out of range")),
             },
         };
         let name_start = names.len();

@@ -5,6 +5,7 @@
 mod executor;
 mod flow;
 pub mod format;
+mod functions;
 pub mod graph;
 mod loader;
 pub mod weights;
