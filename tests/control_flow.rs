@@ -200,3 +200,37 @@ model_tests! {
     dynamic_loop_v2_matches_tf: "dynamic_loop_v2",
     map_fn_v2_matches_tf: "map_fn_v2",
 }
+
+/// `execute(inputs, outputs)` returns intermediate nodes by name, as TF.js does: here the cond's
+/// predicate input (a Sum) and its Merge's value_index (which branch ran), beside the output.
+#[test]
+fn execute_returns_intermediate_nodes_by_name() {
+    let (json, weights, reference) = read("cond");
+    let mut ctx = EagerContext::default();
+    let mut m = GraphModel::load(&mut ctx, &json, &weights, &mut |_, _| {}).unwrap();
+    let (inputs, want) = common::reference(&reference);
+    let x = inputs[0].1.clone();
+    let names: Vec<String> = [
+        "PartitionedCall/Sum",
+        "PartitionedCall/cond/output/_8:1",
+        "y",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let out = m
+        .execute(&mut ctx, vec![("x".into(), x.clone())], &names)
+        .unwrap();
+    let sum: f32 = x.as_slice::<f32>().unwrap().iter().sum();
+    let got_sum = out[0].as_slice::<f32>().unwrap()[0];
+    assert!((got_sum - sum).abs() < 1e-4, "{got_sum} vs {sum}");
+    // value_index 0: the then branch (the fixture's sum is positive).
+    assert!(sum > 0.0);
+    assert_eq!(out[1].as_slice::<i32>().unwrap(), &[0]);
+    common::compare(&out[2], &want[0].1, ATOL, RTOL).unwrap();
+    let err = m
+        .execute(&mut ctx, vec![("x".into(), x)], &["nope".to_string()])
+        .unwrap_err();
+    assert_eq!(err.code, Code::NotFound, "{err}");
+    m.dispose(&mut ctx);
+}

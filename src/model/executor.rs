@@ -144,7 +144,15 @@ pub(crate) fn step(
     })
 }
 
-pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
+/// Runs the graph; returns the signature outputs, or with `fetch` those (position, output) pairs
+/// (intermediate nodes included) instead.
+pub fn run(
+    ctx: &mut EagerContext,
+    g: &Loaded,
+    feeds: &[Tensor],
+    fetch: Option<&[(usize, usize)]>,
+) -> Result<Vec<Tensor>> {
+    let mut fetched: Vec<Option<Tensor>> = vec![None; fetch.map_or(0, <[_]>::len)];
     let mut values: Vec<Option<Tensor>> = vec![None; g.uses.len()];
     let mut remaining = g.uses.clone();
     let mut args: Vec<Tensor> = Vec::new();
@@ -174,12 +182,30 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
             }
         }
         let outs = step(ctx, g, p, feeds, &args)?;
+        if let Some(fetch) = fetch {
+            for (slot, &(fp, fo)) in fetched.iter_mut().zip(fetch) {
+                if fp == p {
+                    *slot = outs.get(fo).cloned();
+                }
+            }
+        }
         // Keep only outputs somebody uses.
         for (t, k) in outs.into_iter().zip(node.slots.clone()) {
             if g.uses[k] > 0 {
                 values[k] = Some(t);
             }
         }
+    }
+    if let Some(fetch) = fetch {
+        return fetched
+            .into_iter()
+            .zip(fetch)
+            .map(|(t, &(p, out))| {
+                t.ok_or_else(|| {
+                    failed_precondition(format!("node '{}' has no output {out}", g.name(p)))
+                })
+            })
+            .collect();
     }
     g.outputs
         .iter()

@@ -170,6 +170,8 @@ struct Run<'g> {
     instance_of: HashMap<(Tag, u32), u32, FastBuild>,
     waiting: HashMap<(u32, Tag), Waiting, FastBuild>,
     ready: Vec<Ready>,
+    /// What the run returns, as (position, output), and those values once made.
+    fetch: &'g [(usize, usize)],
     results: Vec<Option<Option<Tensor>>>,
     /// Iterations and loop instances started so far, against `limit`.
     work: u64,
@@ -178,13 +180,17 @@ struct Run<'g> {
 
 /// Runs a graph with control flow. `max_iterations` bounds loop iterations (all loops of this run
 /// together, each new loop instance counting as one).
+/// `fetch`: (position, output) pairs to return instead of the signature outputs; values are
+/// taken in the root frame.
 pub fn run(
     ctx: &mut EagerContext,
     g: &Loaded,
     f: &Flow,
     feeds: &[Tensor],
     max_iterations: u64,
+    fetch: Option<&[(usize, usize)]>,
 ) -> Result<Vec<Tensor>> {
+    let fetch = fetch.unwrap_or(&g.outputs);
     let mut r = Run {
         g,
         f,
@@ -200,7 +206,8 @@ pub fn run(
         instance_of: HashMap::default(),
         waiting: HashMap::default(),
         ready: Vec::new(),
-        results: vec![None; g.outputs.len()],
+        fetch,
+        results: vec![None; fetch.len()],
         work: 0,
         limit: max_iterations,
     };
@@ -226,7 +233,7 @@ pub fn run(
     let results = std::mem::take(&mut r.results);
     results
         .into_iter()
-        .zip(&g.outputs)
+        .zip(fetch)
         .map(|(v, &(p, out))| match v {
             Some(Some(t)) => Ok(t),
             Some(None) => Err(failed_precondition(format!(
@@ -432,7 +439,7 @@ impl Run<'_> {
     fn propagate(&mut self, p: usize, tag: Tag, outs: &[Option<Tensor>], dead: bool) -> Result<()> {
         let g = self.g;
         if tag == ROOT {
-            for (k, &(src, port)) in g.outputs.iter().enumerate() {
+            for (k, &(src, port)) in self.fetch.iter().enumerate() {
                 if src == p {
                     self.results[k] = Some(if dead {
                         None

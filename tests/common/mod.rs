@@ -290,6 +290,15 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("map_fn"),
     model_fixture!("nested_loop"),
     model_fixture!("while_tensorarray"),
+    // Control flow v2 (functional While/If, `--control_flow_v2=True`).
+    model_fixture!("cond_v2"),
+    model_fixture!("cond_false_v2"),
+    model_fixture!("dynamic_loop_v2"),
+    model_fixture!("gru_v2"),
+    model_fixture!("lstm_loop_v2"),
+    model_fixture!("map_fn_v2"),
+    model_fixture!("nested_loop_v2"),
+    model_fixture!("while_tensorarray_v2"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized
