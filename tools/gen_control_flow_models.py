@@ -153,6 +153,47 @@ def build_map_fn():
     return MapFn(), {"x": rng.normal(size=(3, 2, 4)).astype(np.float32)}
 
 
+class Tf1TensorArray:
+    """A TF 1.x graph (control flow v1, TensorArray v3): a while_loop writing a TensorArray, then
+    stack, gather, read, size, and a second array filled by split and read back by concat."""
+
+    def __init__(self):
+        self.inputs = {"x": np.random.default_rng(129).normal(size=(2, 3)).astype(np.float32)}
+
+    def save(self, path):
+        tf.compat.v1.disable_control_flow_v2()
+        try:
+            g = tf.Graph()
+            with g.as_default():
+                x = tf.compat.v1.placeholder(tf.float32, [2, 3], name="x")
+                ta = tf.TensorArray(tf.float32, size=4, clear_after_read=False)
+
+                def body(i, h, ta):
+                    h = tf.tanh(h * 1.2 + tf.cast(i, tf.float32) * 0.1)
+                    return i + 1, h, ta.write(i, h)
+                _, h, ta = tf.compat.v1.while_loop(lambda i, h, ta: i < 4, body,
+                                                   (tf.constant(0), x, ta))
+                seq = ta.stack()
+                picked = ta.gather([3, 0]) + ta.read(1) * tf.cast(ta.size(), tf.float32)
+                parts = tf.TensorArray(tf.float32, size=2, infer_shape=False)
+                parts = parts.split(tf.reshape(seq, [8, 3]), [3, 5])
+                joined = parts.concat()
+                with tf.compat.v1.Session(graph=g) as sess:
+                    b = tf.compat.v1.saved_model.Builder(path)
+                    sig = tf.compat.v1.saved_model.predict_signature_def(
+                        {"x": x}, {"seq": seq, "picked": picked, "joined": joined * 2.0})
+                    b.add_meta_graph_and_variables(sess, ["serve"],
+                                                   signature_def_map={"serving_default": sig})
+                    b.save()
+        finally:
+            tf.compat.v1.enable_control_flow_v2()
+
+
+def build_tf1_tensorarray():
+    m = Tf1TensorArray()
+    return m, m.inputs
+
+
 MODELS = {
     "gru": build_gru,
     "lstm_loop": build_lstm_loop,
@@ -162,7 +203,10 @@ MODELS = {
     "while_tensorarray": build_while_tensorarray,
     "dynamic_loop": build_dynamic_loop,
     "map_fn": build_map_fn,
+    "tf1_tensorarray": build_tf1_tensorarray,
 }
+# TF 1.x graphs have no v2 form to convert to.
+V1_ONLY = {"tf1_tensorarray"}
 
 CF_OPS = ("Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond")
 
@@ -174,9 +218,13 @@ def main(argv):
         for name in wanted:
             obj, inputs = MODELS[name]()
             sdir = os.path.join(tmp, name + "_saved")
-            G.save(obj, sdir)
+            if isinstance(obj, Tf1TensorArray):
+                obj.save(sdir)
+            else:
+                G.save(obj, sdir)
             outs, fn = G.reference(sdir, inputs)
-            for suffix, extra in (("", []), ("_v2", ["--control_flow_v2=True"])):
+            forms = (("", []), ("_v2", ["--control_flow_v2=True"]))
+            for suffix, extra in forms[:1] if name in V1_ONLY else forms:
                 full = name + suffix
                 cdir = os.path.join(tmp, full + "_tfjs")
                 G.convert(sdir, cdir, extra)

@@ -187,12 +187,12 @@ pub(crate) fn merge_shapes(a: &Option<Vec<i64>>, b: &Option<Vec<i64>>) -> Result
     }
 }
 
-fn dims_i64(t: &Tensor) -> Option<Vec<i64>> {
+pub(super) fn dims_i64(t: &Tensor) -> Option<Vec<i64>> {
     Some(t.dims().iter().map(|&d| d as i64).collect())
 }
 
 /// Fully known dims of a partial shape.
-fn known(shape: &Option<Vec<i64>>) -> Option<Vec<usize>> {
+pub(super) fn known(shape: &Option<Vec<i64>>) -> Option<Vec<usize>> {
     shape
         .as_ref()?
         .iter()
@@ -200,7 +200,7 @@ fn known(shape: &Option<Vec<i64>>) -> Option<Vec<usize>> {
         .collect()
 }
 
-fn check_item(l: &TensorList, t: &Tensor, op: &str) -> Result<()> {
+pub(super) fn check_item(l: &TensorList, t: &Tensor, op: &str) -> Result<()> {
     if t.dtype() != l.dtype {
         return Err(invalid_argument(format!(
             "{op}: list holds {}, item is {}",
@@ -213,7 +213,7 @@ fn check_item(l: &TensorList, t: &Tensor, op: &str) -> Result<()> {
     Ok(())
 }
 
-fn index(t: &Tensor, len: usize, op: &str) -> Result<usize> {
+pub(super) fn index(t: &Tensor, len: usize, op: &str) -> Result<usize> {
     let i = int_scalar(t, "index", false)?;
     usize::try_from(i).ok().filter(|&i| i < len).ok_or_else(|| {
         invalid_argument(format!("{op}: index {i} out of range for a list of {len}"))
@@ -237,7 +237,7 @@ fn element_dims(l: &TensorList, given: &Tensor, op: &str) -> Result<Vec<usize>> 
 }
 
 /// The list's items with unset ones as zeros of `dims`.
-fn filled(l: &TensorList, picks: &[usize], dims: &[usize]) -> Result<Vec<Tensor>> {
+pub(super) fn filled(l: &TensorList, picks: &[usize], dims: &[usize]) -> Result<Vec<Tensor>> {
     let zero = Tensor::zeros(l.dtype, Shape::new(dims.to_vec())?)?;
     Ok(picks
         .iter()
@@ -246,7 +246,7 @@ fn filled(l: &TensorList, picks: &[usize], dims: &[usize]) -> Result<Vec<Tensor>
 }
 
 /// Items of equal shape `dims` joined along a new (or, with `concat`, their first) axis.
-fn join(items: &[Tensor], dtype: DType, dims: &[usize], concat: bool) -> Result<Tensor> {
+pub(super) fn join(items: &[Tensor], dtype: DType, dims: &[usize], concat: bool) -> Result<Tensor> {
     let mut out_dims = Vec::with_capacity(dims.len() + 1);
     if concat {
         let mut first = 0usize;
@@ -282,7 +282,7 @@ fn join(items: &[Tensor], dtype: DType, dims: &[usize], concat: bool) -> Result<
 }
 
 /// `x` cut along its first axis into pieces of `sizes` rows (each keeping the axis unless `drop`).
-fn cut(x: &Tensor, sizes: &[usize], drop: bool) -> Result<Vec<Tensor>> {
+pub(super) fn cut(x: &Tensor, sizes: &[usize], drop: bool) -> Result<Vec<Tensor>> {
     let inner: usize = x.dims()[1..].iter().product();
     let mut out = Vec::with_capacity(sizes.len());
     let mut start = 0;
@@ -307,7 +307,7 @@ fn handle_out(ctx: &mut KernelContext<'_>, l: TensorList) -> Out {
     Ok(vec![Tensor::resource(h)])
 }
 
-fn count(t: &Tensor, what: &str) -> Result<usize> {
+pub(super) fn count(t: &Tensor, what: &str) -> Result<usize> {
     let n = int_scalar(t, what, false)?;
     usize::try_from(n).map_err(|_| invalid_argument(format!("{what} must be >= 0, got {n}")))
 }
@@ -328,7 +328,7 @@ fn empty(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     handle_out(ctx, l)
 }
 
-fn rows(x: &Tensor, op: &str) -> Result<usize> {
+pub(super) fn rows(x: &Tensor, op: &str) -> Result<usize> {
     x.dims().first().copied().ok_or_else(|| {
         invalid_argument(format!(
             "{op}: tensor must have at least one dim, got a scalar"

@@ -9,6 +9,7 @@ pub mod nn;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
+pub mod tensor_array;
 pub mod vmath;
 
 use crate::ops::{NodeAttrs, Registry};
@@ -67,6 +68,7 @@ pub fn register_all(reg: &mut Registry) {
     nn::register(reg);
     resource::register(reg);
     list::register(reg);
+    tensor_array::register(reg);
     space_batch::register(reg);
     math::register(reg);
     reduce::register(reg);

@@ -175,6 +175,11 @@ fn node_attrs<'t>(
 ) -> Result<Vec<(&'static str, u32)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
+        // A TensorArray's name is per-graph state that names nothing shared here; left to its
+        // default so every array has the same cache key (as anonymous variable names do).
+        if spec.name == "tensor_array_name" {
+            continue;
+        }
         let Some(raw) = n.attr_raw(spec.name) else {
             continue;
         };

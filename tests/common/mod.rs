@@ -290,6 +290,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("map_fn"),
     model_fixture!("nested_loop"),
     model_fixture!("while_tensorarray"),
+    model_fixture!("tf1_tensorarray"),
     // Control flow v2 (functional While/If, `--control_flow_v2=True`).
     model_fixture!("cond_v2"),
     model_fixture!("cond_false_v2"),
