@@ -279,3 +279,34 @@ fn tensor_array_names_do_not_churn_the_cache() {
     assert!(ctx.cache_stats().warnings.is_empty());
     assert_eq!(ctx.memory().num_resources, 0);
 }
+
+/// Broken function libraries fail at load with a clear InvalidArgument and leave nothing behind:
+/// a call to a function that is not there, and a function that calls itself.
+#[test]
+fn broken_function_libraries_fail_cleanly() {
+    let (json, weights, _) = read("nested_loop_v2");
+    let mut ctx = EagerContext::default();
+    let before = ctx.memory();
+    let body = "__inference_while_body_19084_112";
+    let missing = json.replacen(
+        &format!("\"name\": \"{body}\"}}}}"),
+        "\"name\": \"nope\"}}",
+        1,
+    );
+    assert_ne!(missing, json);
+    // The outer body's inner While calls the outer body: recursion.
+    let inner = "__inference_while_while_body_19102_86\"}}";
+    let recursive = json.replacen(inner, &format!("{body}\"}}}}"), 1);
+    assert_ne!(recursive, json);
+    for (text, want) in [(missing, "does not define"), (recursive, "calls itself")] {
+        let err = match GraphModel::load(&mut ctx, &text, &weights, &mut |_, _| {}) {
+            Ok(_) => panic!("load should fail ({want})"),
+            Err(e) => e,
+        };
+        assert_eq!(err.code, Code::InvalidArgument, "{err}");
+        assert!(err.message.contains(want), "{err}");
+    }
+    let after = ctx.memory();
+    assert_eq!(after.num_resources, before.num_resources);
+    assert_eq!(after.num_tensors, before.num_tensors);
+}
