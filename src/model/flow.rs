@@ -176,6 +176,9 @@ struct Run<'g> {
     /// Iterations and loop instances started so far, against `limit`.
     work: u64,
     limit: u64,
+    /// Node runs left: `limit` iterations of every node, so that a malformed graph that fires
+    /// nodes more than once per iteration cannot run on unbounded either.
+    runs_left: u64,
 }
 
 /// Runs a graph with control flow. `max_iterations` bounds loop iterations (all loops of this run
@@ -210,6 +213,9 @@ pub fn run(
         results: vec![None; fetch.len()],
         work: 0,
         limit: max_iterations,
+        runs_left: max_iterations
+            .saturating_add(1)
+            .saturating_mul(g.nodes.len() as u64 + 1),
     };
     // Sources, pushed in reverse so the stack pops them in graph order.
     for (p, node) in g.nodes.iter().enumerate().rev() {
@@ -224,6 +230,13 @@ pub fn run(
     }
     loop {
         while let Some(item) = r.ready.pop() {
+            r.runs_left = r.runs_left.checked_sub(1).ok_or_else(|| {
+                resource_exhausted(format!(
+                    "model ran more nodes than {} loop iterations allow (the maxLoopIterations \
+                     bound); its control flow may be malformed",
+                    r.limit
+                ))
+            })?;
             r.fire(ctx, feeds, item)?;
         }
         if !r.finish_dead_exits() {
@@ -266,7 +279,16 @@ impl Run<'_> {
             if dead {
                 return self.propagate(p, tag, &[], true);
             }
-            let live: Vec<Tensor> = args.into_iter().map(|a| a.expect("live")).collect();
+            // A malformed graph can deliver to one input twice and so fire a node early.
+            let live = args
+                .into_iter()
+                .collect::<Option<Vec<Tensor>>>()
+                .ok_or_else(|| {
+                    invalid_argument(format!(
+                        "node '{}' ran with an input missing (malformed control flow)",
+                        g.name(p)
+                    ))
+                })?;
             let outs = step(ctx, g, p, feeds, &live)?;
             drop(live);
             let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
@@ -345,7 +367,7 @@ impl Run<'_> {
                         };
                         self.propagate(p, tag, &outs, false)
                     }
-                    FlowOp::Merge => unreachable!("handled above"),
+                    FlowOp::Merge => Err(internal("Merge handled above")),
                 }
             }
         }
