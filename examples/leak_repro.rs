@@ -40,6 +40,7 @@ pub fn settings() -> Vec<(&'static str, ContextOptions)> {
     let base = |naming, cache| ContextOptions {
         cache,
         resource_naming: naming,
+        ..Default::default()
     };
     let mut exclude = CacheOptions::default();
     exclude.exclude.insert("VarHandleOp".into());

@@ -22,7 +22,7 @@ function collectTensors(v, out, depth) {
 
 export class EagerContext {
   /**
-   * @param {object} [options] `{ cache: { maxEntries, maxBytes, exclude }, resourceNames }`
+   * @param {object} [options] `{ cache: { maxEntries, maxBytes, exclude }, resourceNames, maxLoopIterations }`
    */
   constructor(options) {
     ensureInit();

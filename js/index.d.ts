@@ -120,6 +120,12 @@ export interface EagerContextOptions {
    * 'anonymous'.
    */
   resourceNames?: 'anonymous' | 'unique';
+  /**
+   * Loop iterations one model run may take, all its loops together (each loop entered counts one
+   * too): a model that loops forever ends with EagerError 'ResourceExhausted' instead of hanging
+   * the page. Default 1,000,000.
+   */
+  maxLoopIterations?: number;
 }
 
 export interface OpCacheStats {
@@ -225,6 +231,19 @@ export class GraphModel {
    * One output: a Tensor; several: `{ [output name]: Tensor }`.
    */
   predict(x: Tensor | Tensor[] | { [name: string]: Tensor }): Tensor | { [name: string]: Tensor };
+  /**
+   * TF.js's `execute`: `outputs` names what to return (a signature output key, `'node:1'` or a
+   * node name; intermediate nodes the outputs need are available), default the signature outputs.
+   * One name: a Tensor; an array: Tensors in its order; no names: a Tensor for a one-output model,
+   * else Tensors in `outputs` order.
+   */
+  execute(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string): Tensor;
+  execute(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string[]): Tensor[];
+  execute(inputs: Tensor | Tensor[] | { [name: string]: Tensor }): Tensor | Tensor[];
+  /** `execute` as a Promise (what TF.js users call for control-flow models). */
+  executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string): Promise<Tensor>;
+  executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string[]): Promise<Tensor[]>;
+  executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }): Promise<Tensor | Tensor[]>;
   /** Releases every variable and tensor of the model. Idempotent. */
   dispose(): void;
 }

@@ -7,7 +7,7 @@ use common::op_stats;
 use eager_wasm::eager::attr_variation::AttrVariation;
 use eager_wasm::eager::{AttrStats, ChurnWarning};
 use eager_wasm::memory::heap_bytes;
-use eager_wasm::ops::lookup;
+use eager_wasm::registry::lookup;
 use eager_wasm::{AttrValue, CacheOptions, CacheStats, ContextOptions, EagerContext, Tensor};
 
 fn context(cache: CacheOptions) -> EagerContext {

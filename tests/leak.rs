@@ -91,3 +91,43 @@ fn anonymous_names_keep_entries_and_heap_flat() {
     }
     assert!(ctx.cache_stats().warnings.is_empty());
 }
+
+/// A control-flow model (Keras GRU, v1 loop with TensorLists): 1,000 load -> predict -> dispose
+/// cycles leave heap in use where the first left it, to the byte, with cache entries flat, no
+/// resource or tensor left and no churn warning.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn gru_load_predict_dispose_cycles_leave_heap_and_cache_flat() {
+    use eager_wasm::model::GraphModel;
+    let dir = common::fixtures().join("models/gru");
+    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    let weights = std::fs::read(dir.join("group1-shard1of1.bin")).unwrap();
+    let (inputs, _) =
+        common::reference(&std::fs::read_to_string(dir.join("reference.json")).unwrap());
+    let mut ctx = EagerContext::default();
+    let before = ctx.memory();
+    let cycle = |ctx: &mut EagerContext| {
+        let mut m = GraphModel::load(ctx, &json, &weights[..], &mut |_, _| {}).unwrap();
+        let out = m.predict(ctx, inputs.clone()).unwrap();
+        assert_eq!(out[0].dims(), &[2, 3]);
+        drop(out);
+        m.dispose(ctx);
+        ctx.memory()
+    };
+    let first = cycle(&mut ctx);
+    for i in 0..1000 {
+        let m = cycle(&mut ctx);
+        assert_eq!(m.heap_bytes, first.heap_bytes, "heap after cycle {i}");
+        assert_eq!(
+            m.cache_entries, first.cache_entries,
+            "cache entries after cycle {i}"
+        );
+        assert_eq!(m.num_resources, before.num_resources);
+        assert_eq!(m.num_tensors, before.num_tensors);
+    }
+    assert!(
+        ctx.cache_stats().warnings.is_empty(),
+        "{:?}",
+        ctx.cache_stats().warnings
+    );
+}

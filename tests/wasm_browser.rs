@@ -43,6 +43,32 @@ fn load_predict_dispose_returns_heap_exactly() {
     }
 }
 
+/// A control-flow model (GRU: a v1 loop over TensorLists), 1,000 cycles: heap back to the byte,
+/// cache entries flat, no churn warning.
+#[wasm_bindgen_test]
+fn gru_load_predict_dispose_cycles_leave_heap_and_cache_flat() {
+    let m = common::MODEL_FIXTURES
+        .iter()
+        .find(|m| m.name == "gru")
+        .unwrap();
+    let (inputs, _) = common::reference(m.reference);
+    let mut ctx = EagerContext::default();
+    let cycle = |ctx: &mut EagerContext| {
+        let mut model = GraphModel::load(ctx, m.json, m.weights, &mut |_, _| {}).unwrap();
+        drop(model.predict(ctx, inputs.clone()).unwrap());
+        model.dispose(ctx);
+        ctx.memory()
+    };
+    let first = cycle(&mut ctx);
+    for _ in 0..1000 {
+        let m = cycle(&mut ctx);
+        assert_eq!(m.heap_bytes, first.heap_bytes);
+        assert_eq!(m.cache_entries, first.cache_entries);
+        assert_eq!((m.num_resources, m.num_tensors), (0, first.num_tensors));
+    }
+    assert!(ctx.cache_stats().warnings.is_empty());
+}
+
 /// When the wasm memory cannot grow any more, tensor allocation and model loading fail with
 /// ResourceExhausted (no abort), and the context works again once memory is released.
 #[wasm_bindgen_test]

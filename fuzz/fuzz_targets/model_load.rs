@@ -27,6 +27,36 @@ const MODELS: &[(&str, &[u8])] = &[
         include_str!("../../tests/fixtures/models/lstm/model.json"),
         include_bytes!("../../tests/fixtures/models/lstm/group1-shard1of1.bin"),
     ),
+    // Control flow: v1 loops and conds (frames, TensorLists) and v2 functions (While/If bodies).
+    (
+        include_str!("../../tests/fixtures/models/gru/model.json"),
+        include_bytes!("../../tests/fixtures/models/gru/group1-shard1of1.bin"),
+    ),
+    (
+        include_str!("../../tests/fixtures/models/nested_loop/model.json"),
+        include_bytes!("../../tests/fixtures/models/nested_loop/group1-shard1of1.bin"),
+    ),
+    (
+        include_str!("../../tests/fixtures/models/nested_loop_v2/model.json"),
+        include_bytes!("../../tests/fixtures/models/nested_loop_v2/group1-shard1of1.bin"),
+    ),
+    (
+        include_str!("../../tests/fixtures/models/gru_v2/model.json"),
+        include_bytes!("../../tests/fixtures/models/gru_v2/group1-shard1of1.bin"),
+    ),
+];
+
+/// Control-flow node kinds the executor runs itself (not in the op registry).
+const FLOW_OPS: &[&str] = &[
+    "Enter",
+    "Exit",
+    "Switch",
+    "Merge",
+    "NextIteration",
+    "LoopCond",
+    "StatelessWhile",
+    "StatelessIf",
+    "PartitionedCall",
 ];
 
 fn pick<'a>(v: &'a mut Value, b: u8) -> Option<&'a mut Value> {
@@ -55,7 +85,11 @@ fuzz_target!(|data: &[u8]| {
         match kind % 10 {
             0 => {
                 if let Some(n) = pick(&mut doc, x) {
-                    n["op"] = json!(names[y as usize % names.len()])
+                    n["op"] = if y % 4 == 0 {
+                        json!(FLOW_OPS[y as usize / 4 % FLOW_OPS.len()])
+                    } else {
+                        json!(names[y as usize % names.len()])
+                    }
                 }
             }
             1 => {
@@ -127,14 +161,41 @@ fuzz_target!(|data: &[u8]| {
                     *b = y;
                 }
             }
-            _ => {
+            _ if y % 2 == 0 => {
                 if let Some(n) = pick(&mut doc, x) {
                     n["input"] = json!([])
                 }
             }
+            // A function body's node: its op, or an input pointed elsewhere in the body.
+            _ => {
+                if let Some(fs) = doc["modelTopology"]["library"]["function"].as_array_mut() {
+                    let n = fs.len();
+                    if let Some(body) = fs
+                        .get_mut(x as usize % n.max(1))
+                        .and_then(|f| f["nodeDef"].as_array_mut())
+                    {
+                        let m = body.len();
+                        let other = body
+                            .get(y as usize / 2 % m.max(1))
+                            .and_then(|b| b["name"].as_str())
+                            .map(|s| format!("{s}:output:{}", y % 3));
+                        if let Some(node) = body.get_mut(y as usize % m.max(1)) {
+                            match (y / 2 % 3, other) {
+                                (0, _) => node["op"] = json!(FLOW_OPS[y as usize % FLOW_OPS.len()]),
+                                (1, Some(o)) => node["input"] = json!([o]),
+                                _ => node["input"] = json!([]),
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
-    let mut ctx = EagerContext::default();
+    // A mutated loop may never end: a small bound keeps each run short.
+    let mut ctx = EagerContext::new(eager_wasm::ContextOptions {
+        max_loop_iterations: 1000,
+        ..Default::default()
+    });
     let text = doc.to_string();
     match GraphModel::load(&mut ctx, &text, &weights, &mut |_, _| {}) {
         Err(_) => assert_eq!(

@@ -220,7 +220,11 @@ fn parse_options(v: &JsValue) -> Result<ContextOptions> {
     if !v.is_object() {
         return Err(not_an_object("EagerContext options", v));
     }
-    check_keys(v, "EagerContext", &["cache", "resourceNames"])?;
+    check_keys(
+        v,
+        "EagerContext",
+        &["cache", "resourceNames", "maxLoopIterations"],
+    )?;
     let cache = get(v, "cache");
     let cache = if cache.is_undefined() {
         CacheOptions::default()
@@ -236,9 +240,22 @@ fn parse_options(v: &JsValue) -> Result<ContextOptions> {
                 invalid_argument("resourceNames must be 'unique' or 'anonymous'")
             })?)?
         };
+    let max_loop_iterations = match get(v, "maxLoopIterations") {
+        m if m.is_undefined() => crate::eager::DEFAULT_MAX_LOOP_ITERATIONS,
+        m => match m.as_f64() {
+            Some(f) if f >= 1.0 && f.fract() == 0.0 && f <= 2f64.powi(53) => f as u64,
+            _ => {
+                return Err(invalid_argument(format!(
+                    "maxLoopIterations must be a positive integer, got {}",
+                    super::errors::describe(&m)
+                )))
+            }
+        },
+    };
     Ok(ContextOptions {
         cache,
         resource_naming,
+        max_loop_iterations,
     })
 }
 

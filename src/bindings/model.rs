@@ -196,6 +196,24 @@ impl WasmModel {
     /// Runs the model on the `names.length` tensor handles in io, fed by name (`x` or `x:0`);
     /// writes the output handles (in `outputs()` order) to io and returns their count.
     pub fn predict(&self, names: &Array) -> JsResult<u32> {
+        self.run(names, None)
+    }
+
+    /// `predict`, returning the tensors named in `outputs` (signature keys, `node:k` or node
+    /// names; intermediate nodes included) instead of the signature outputs.
+    pub fn execute(&self, names: &Array, outputs: &Array) -> JsResult<u32> {
+        let outputs = outputs
+            .iter()
+            .map(|o| {
+                o.as_string()
+                    .ok_or_else(|| invalid_argument("execute output names must be strings"))
+            })
+            .collect::<Result<Vec<_>>>()
+            .map_err(js)?;
+        self.run(names, Some(&outputs))
+    }
+
+    fn run(&self, names: &Array, outputs: Option<&[String]>) -> JsResult<u32> {
         let id = self.state.id;
         let run = || -> Result<Vec<Tensor>> {
             let m = self.model.borrow();
@@ -213,7 +231,10 @@ impl WasmModel {
                         .ok_or_else(|| invalid_argument("predict feed names must be strings"))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            self.state.with(|c| m.predict(c, feeds))
+            self.state.with(|c| match outputs {
+                None => m.predict(c, feeds),
+                Some(o) => m.execute(c, feeds, o),
+            })
         };
         let outputs = run().map_err(js)?;
         emit(id, outputs).map_err(js)

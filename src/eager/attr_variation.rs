@@ -214,7 +214,7 @@ mod tests {
     fn heap_bytes_match_the_allocator_exactly_and_stay_bounded() {
         use crate::eager::cache_key::{CacheKey, CPU_DEVICE};
         use crate::memory::heap_bytes;
-        let def = crate::ops::lookup("VarHandleOp").unwrap();
+        let def = crate::registry::lookup("VarHandleOp").unwrap();
         let keys: Vec<CacheKey> = (0..2_000)
             .map(|i| {
                 let attrs = crate::ops::resolve_attrs(

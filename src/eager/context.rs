@@ -32,10 +32,26 @@ impl ResourceNaming {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ContextOptions {
     pub cache: CacheOptions,
     pub resource_naming: ResourceNaming,
+    /// Loop iterations one model run may take (all its loops together), so a model that loops
+    /// forever ends with `ResourceExhausted` instead of hanging.
+    pub max_loop_iterations: u64,
+}
+
+/// Default of `ContextOptions::max_loop_iterations`.
+pub const DEFAULT_MAX_LOOP_ITERATIONS: u64 = 1_000_000;
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        ContextOptions {
+            cache: CacheOptions::default(),
+            resource_naming: ResourceNaming::default(),
+            max_loop_iterations: DEFAULT_MAX_LOOP_ITERATIONS,
+        }
+    }
 }
 
 pub struct EagerContext {
@@ -45,6 +61,7 @@ pub struct EagerContext {
     scope: ScopeId,
     /// Counter for unique variable names (`Unique` naming).
     next_unique: u64,
+    max_loop_iterations: u64,
 }
 
 impl Default for EagerContext {
@@ -61,6 +78,7 @@ impl EagerContext {
             naming: options.resource_naming,
             scope: ScopeId::ROOT,
             next_unique: 0,
+            max_loop_iterations: options.max_loop_iterations,
         }
     }
 
@@ -140,6 +158,14 @@ impl EagerContext {
         self.cache.reset();
     }
 
+    pub fn max_loop_iterations(&self) -> u64 {
+        self.max_loop_iterations
+    }
+
+    pub fn set_max_loop_iterations(&mut self, n: u64) {
+        self.max_loop_iterations = n;
+    }
+
     pub fn resource_naming(&self) -> ResourceNaming {
         self.naming
     }
@@ -175,6 +201,11 @@ impl EagerContext {
 
     pub fn current_scope(&self) -> ScopeId {
         self.scope
+    }
+
+    /// Releases the tensor lists `scope` owns (they live for one model run); returns how many.
+    pub fn destroy_lists(&mut self, scope: ScopeId) -> usize {
+        self.resources.destroy_lists(scope)
     }
 
     /// Releases every resource `scope` owns; returns how many.

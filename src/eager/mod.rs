@@ -9,5 +9,5 @@ pub mod kernel_cache;
 
 pub use attr_variation::AttrStats;
 pub use cache_key::CacheKey;
-pub use context::{ContextOptions, EagerContext, ResourceNaming};
+pub use context::{ContextOptions, EagerContext, ResourceNaming, DEFAULT_MAX_LOOP_ITERATIONS};
 pub use kernel_cache::{CacheOptions, CacheStats, ChurnWarning, OpCacheStats};

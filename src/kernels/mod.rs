@@ -3,11 +3,13 @@
 
 pub mod array;
 pub mod broadcast;
+pub mod list;
 pub mod math;
 pub mod nn;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
+pub mod tensor_array;
 pub mod vmath;
 
 use crate::ops::Registry;
@@ -34,6 +36,8 @@ pub(crate) fn unsupported(d: DType) -> Status {
 pub fn register_all(reg: &mut Registry) {
     nn::register(reg);
     resource::register(reg);
+    list::register(reg);
+    tensor_array::register(reg);
     space_batch::register(reg);
     math::register(reg);
     reduce::register(reg);

@@ -114,7 +114,45 @@ fn run_op(
     }
 }
 
-pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
+/// Computes the node at `p` on `args` (its data inputs): the one place a node does its work, for
+/// the static schedule and the control-flow one alike.
+pub(crate) fn step(
+    ctx: &mut EagerContext,
+    g: &Loaded,
+    p: usize,
+    feeds: &[Tensor],
+    args: &[Tensor],
+) -> Result<Vec<Tensor>> {
+    Ok(match &g.nodes[p].kind {
+        NodeKind::Feed(k) => vec![feeds[*k].clone()],
+        NodeKind::Constant(t) => vec![t.clone()],
+        NodeKind::Variable { handle, read } => {
+            ctx.execute_key(&g.read_keys[*read], std::slice::from_ref(handle))?
+        }
+        NodeKind::Op {
+            def,
+            attrs,
+            resolved,
+        } => run_op(ctx, def, (attrs, &g.attr_values), resolved, args)
+            .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
+        NodeKind::Flow(_) => {
+            return Err(crate::status::internal(format!(
+                "control-flow node '{}' outside the dynamic schedule",
+                g.name(p)
+            )))
+        }
+    })
+}
+
+/// Runs the graph; returns the signature outputs, or with `fetch` those (position, output) pairs
+/// (intermediate nodes included) instead.
+pub fn run(
+    ctx: &mut EagerContext,
+    g: &Loaded,
+    feeds: &[Tensor],
+    fetch: Option<&[(usize, usize)]>,
+) -> Result<Vec<Tensor>> {
+    let mut fetched: Vec<Option<Tensor>> = vec![None; fetch.map_or(0, <[_]>::len)];
     let mut values: Vec<Option<Tensor>> = vec![None; g.uses.len()];
     let mut remaining = g.uses.clone();
     let mut args: Vec<Tensor> = Vec::new();
@@ -143,25 +181,31 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
                 }
             }
         }
-        let outs = match &node.kind {
-            NodeKind::Feed(k) => vec![feeds[*k].clone()],
-            NodeKind::Constant(t) => vec![t.clone()],
-            NodeKind::Variable { handle, read } => {
-                ctx.execute_key(&g.read_keys[*read], std::slice::from_ref(handle))?
+        let outs = step(ctx, g, p, feeds, &args)?;
+        if let Some(fetch) = fetch {
+            for (slot, &(fp, fo)) in fetched.iter_mut().zip(fetch) {
+                if fp == p {
+                    *slot = outs.get(fo).cloned();
+                }
             }
-            NodeKind::Op {
-                def,
-                attrs,
-                resolved,
-            } => run_op(ctx, def, (attrs, &g.attr_values), resolved, &args)
-                .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
-        };
+        }
         // Keep only outputs somebody uses.
         for (t, k) in outs.into_iter().zip(node.slots.clone()) {
             if g.uses[k] > 0 {
                 values[k] = Some(t);
             }
         }
+    }
+    if let Some(fetch) = fetch {
+        return fetched
+            .into_iter()
+            .zip(fetch)
+            .map(|(t, &(p, out))| {
+                t.ok_or_else(|| {
+                    failed_precondition(format!("node '{}' has no output {out}", g.name(p)))
+                })
+            })
+            .collect();
     }
     g.outputs
         .iter()

@@ -87,7 +87,7 @@ from_object!(ModelJson<'a>, "struct ModelJson", {
 #[derive(Debug)]
 pub struct Topology<'a> {
     pub node: Vec<NodeDef<'a>>,
-    pub library: Option<Library>,
+    pub library: Option<Library<'a>>,
 }
 
 from_object!(Topology<'a>, "struct Topology", {
@@ -95,17 +95,79 @@ from_object!(Topology<'a>, "struct Topology", {
     library: "library";
 });
 
-/// The function library (control flow v2): only whether it holds functions matters.
+/// The function library (control flow v2: While/If bodies, PartitionedCall targets).
 #[derive(Debug)]
-pub struct Library {
-    pub function: Vec<serde::de::IgnoredAny>,
+pub struct Library<'a> {
+    pub function: Vec<FunctionDef<'a>>,
 }
 
-from_object!(Library, "struct Library", {
+from_object!(Library<'a>, "struct Library", {
     function: "function";
 });
 
 #[derive(Debug)]
+pub struct FunctionDef<'a> {
+    pub signature: FunctionSignature<'a>,
+    pub node_def: Vec<NodeDef<'a>>,
+    /// Output arg name -> the body tensor it returns (`node:arg:index` or an input arg name).
+    pub ret: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+}
+
+from_object!(FunctionDef<'a>, "struct FunctionDef", {
+    signature: "signature", required;
+    node_def: "nodeDef";
+    ret: "ret" via StrEntries;
+});
+
+#[derive(Debug)]
+pub struct FunctionSignature<'a> {
+    pub name: Cow<'a, str>,
+    pub input_arg: Vec<ArgDef<'a>>,
+    pub output_arg: Vec<ArgDef<'a>>,
+}
+
+from_object!(FunctionSignature<'a>, "struct FunctionSignature", {
+    name: "name" via BorrowedStr, required;
+    input_arg: "inputArg";
+    output_arg: "outputArg";
+});
+
+#[derive(Debug)]
+pub struct ArgDef<'a> {
+    pub name: Cow<'a, str>,
+}
+
+from_object!(ArgDef<'a>, "struct ArgDef", {
+    name: "name" via BorrowedStr, required;
+});
+
+/// An object of strings, entries in order.
+struct StrEntries<'a>(Vec<(Cow<'a, str>, Cow<'a, str>)>);
+
+impl<'de> Deserialize<'de> for StrEntries<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = StrEntries<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of strings")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(0));
+                while let Some((BorrowedStr(k), BorrowedStr(v))) = m.next_entry()? {
+                    out.push((k, v));
+                }
+                Ok(StrEntries(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[derive(Debug, Clone)]
 pub struct NodeDef<'a> {
     pub name: Cow<'a, str>,
     pub op: Cow<'a, str>,

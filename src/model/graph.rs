@@ -112,11 +112,14 @@ pub fn resolve_edges(nodes: &[NodeDef<'_>], index: &NameIndex<'_>) -> Result<Edg
 }
 
 /// Nodes needed for `targets`, in an order where each follows all its inputs (Kahn's algorithm on
-/// the needed subgraph). A cycle is an error naming a node on it.
+/// the needed subgraph). With `loops`, edges out of a NextIteration (a loop's back edge) don't
+/// count, so a v1 loop orders like its unrolled first iteration. A cycle is an error naming a node
+/// on it.
 pub fn execution_order(
     nodes: &[NodeDef<'_>],
     edges: &Edges,
     targets: &[usize],
+    loops: bool,
 ) -> Result<Vec<usize>> {
     let n = nodes.len();
     let mut needed = vec![false; n];
@@ -128,12 +131,14 @@ pub fn execution_order(
         stack.extend(edges.data(i).iter().map(|&(s, _)| s));
         stack.extend(edges.control(i).iter().copied());
     }
+    let back = |s: usize| loops && is_next_iteration(&nodes[s].op);
     let sources = |i: usize| {
         edges
             .data(i)
             .iter()
             .map(|&(s, _)| s)
             .chain(edges.control(i).iter().copied())
+            .filter(move |&s| !back(s))
     };
     // Consumers of each node, in one flat list (`consumer_end[src]` ends those of `src`), in the
     // order of a scan over the needed nodes.
@@ -180,10 +185,15 @@ pub fn execution_order(
             .map(|i| &*nodes[i].name)
             .unwrap_or("?");
         return Err(invalid_argument(format!(
-            "model graph has a cycle (through node '{stuck}'); control flow v1 loops are not supported"
+            "model graph has a cycle (through node '{stuck}') that is not a loop (a loop's cycle \
+             goes through a NextIteration node)"
         )));
     }
     Ok(order)
+}
+
+pub fn is_next_iteration(op: &str) -> bool {
+    matches!(op, "NextIteration" | "RefNextIteration")
 }
 
 #[cfg(test)]

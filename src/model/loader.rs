@@ -1,8 +1,10 @@
 //! model.json + weights to a `GraphModel`: validate everything that can be checked before any
 //! allocation, then restore weights as resource variables inside the model's own scope.
 
+use super::flow::{Flow, FlowOp};
 use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
-use super::graph::{execution_order, index_nodes, parse_input, resolve_edges};
+use super::functions::{self, Expanded};
+use super::graph::{execution_order, index_nodes, parse_input, resolve_edges, Edges};
 use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
 use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
@@ -14,6 +16,7 @@ use crate::status::{invalid_argument, unimplemented, Result, Status};
 use crate::tensor::{DType, Shape, Tensor};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::Range;
 
 pub fn parse(model_json: &str) -> Result<ModelJson<'_>> {
     let m: ModelJson = serde_json::from_str(model_json)
@@ -173,6 +176,11 @@ fn node_attrs<'t>(
 ) -> Result<Vec<(&'static str, u32)>> {
     let mut out = Vec::new();
     for spec in &def.attrs {
+        // A TensorArray's name is per-graph state that names nothing shared here; left to its
+        // default so every array has the same cache key (as anonymous variable names do).
+        if spec.name == "tensor_array_name" {
+            continue;
+        }
         let Some(raw) = n.attr_raw(spec.name) else {
             continue;
         };
@@ -211,17 +219,53 @@ pub fn load<W: WeightSource + ?Sized>(
 ) -> Result<GraphModel> {
     let m = parse(model_json)?;
     let topo = m.model_topology.as_ref().expect("checked in parse");
+    let expanded = functions::expand(&topo.node, topo.library.as_ref())?;
+    let plan = plan(&m, expanded.as_ref(), weights.byte_len())?;
+    let layout = assign_slots(&plan);
+    build_nodes(ctx, plan, layout, weights, progress)
+}
+
+/// What one needed node becomes.
+enum Plan {
+    Feed(usize),
+    Weight(usize),
+    Constant(Tensor),
+    Op(&'static ops::OpDef, Vec<(&'static str, u32)>),
+    Flow(FlowOp),
+}
+
+/// Everything a load decides before touching the context, so a bad model allocates nothing there.
+struct LoadPlan<'m> {
+    nodes: &'m [NodeDef<'m>],
+    edges: Edges,
+    inputs: Vec<TensorInfo>,
+    outputs: Vec<TensorInfo>,
+    /// Signature outputs as (node, output index).
+    output_refs: Vec<(usize, usize)>,
+    /// Needed nodes in run order, and what each becomes.
+    order: Vec<usize>,
+    plans: Vec<Plan>,
+    weights: Vec<WeightSlot<'m>>,
+    attr_values: Vec<AttrValue>,
+    /// The graph has control-flow nodes: it runs on the dynamic schedule.
+    loops: bool,
+    /// Frame names of its Enter nodes.
+    frames: Vec<String>,
+}
+
+/// Phase 1: signature, needed nodes in run order, and each one classified.
+/// `expanded`: the graph with its function calls lowered (control flow v2), if it has any.
+fn plan<'m>(
+    m: &'m ModelJson<'m>,
+    expanded: Option<&'m Expanded<'m>>,
+    available: usize,
+) -> Result<LoadPlan<'m>> {
+    let topo = m.model_topology.as_ref().expect("checked in parse");
     let groups = m.weights_manifest.as_deref().unwrap_or_default();
-    let nodes = &topo.node;
-    if topo
-        .library
-        .as_ref()
-        .is_some_and(|l| !l.function.is_empty())
-    {
-        return Err(unimplemented(
-            "model.json has a function library (control flow v2); not supported",
-        ));
-    }
+    let nodes: &'m [NodeDef<'m>] = match expanded {
+        Some(e) => &e.nodes,
+        None => &topo.node,
+    };
     let index = index_nodes(nodes)?;
     let edges = resolve_edges(nodes, &index)?;
 
@@ -258,80 +302,162 @@ pub fn load<W: WeightSource + ?Sized>(
         feed_of.insert(i, k);
     }
     let targets: Vec<usize> = output_refs.iter().map(|&(i, _)| i).collect();
-    let order = execution_order(nodes, &edges, &targets)?;
+    let loops = nodes.iter().any(|n| FlowOp::parse(&n.op).is_some());
+    let order = execution_order(nodes, &edges, &targets, loops)?;
 
-    // Classify every needed node before touching the context, so a bad model allocates nothing.
-    let slots = plan_weights(groups, weights.byte_len())?;
-    let weight_of: HashMap<&str, usize, FastBuild> =
-        slots.iter().enumerate().map(|(i, s)| (s.name, i)).collect();
-    enum Plan {
-        Feed(usize),
-        Weight(usize),
-        Constant(Tensor),
-        Op(&'static ops::OpDef, Vec<(&'static str, u32)>),
-    }
+    let weights = plan_weights(groups, available)?;
+    let weight_of: HashMap<&str, usize, FastBuild> = weights
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name, i))
+        .collect();
     let mut plans = Vec::with_capacity(order.len());
     let mut attr_pool = AttrPool::default();
+    let mut frames = Vec::new();
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
             Plan::Feed(k)
-        } else if n.op == "Const" {
-            // The inline value is parsed only when the weights don't provide one.
-            match weight_of.get(&*n.name).ok_or_else(|| n.attr_value("value")) {
-                Ok(&w) => Plan::Weight(w),
-                Err(Some(value)) => {
-                    match value.map_err(|e| e.context(format!("node '{}'", n.name)))? {
-                        AttrValue::Tensor(t) => Plan::Constant(t),
-                        _ => {
-                            return Err(invalid_argument(format!(
-                                "Const node '{}' has a non-tensor value",
-                                n.name
-                            )))
-                        }
-                    }
-                }
-                Err(None) => {
-                    return Err(invalid_argument(format!(
-                        "Const node '{}' has no weight in the manifest and no value",
-                        n.name
-                    )))
-                }
-            }
-        } else if n.op == "Placeholder" {
-            return Err(invalid_argument(format!(
-                "Placeholder '{}' is needed by an output but is not a signature input",
-                n.name
-            )));
+        } else if let Some(op) = FlowOp::parse(&n.op) {
+            let lowered = expanded.and_then(|e| e.frames.get(&*n.name));
+            Plan::Flow(flow_node(n, op, lowered, &mut frames)?)
         } else {
-            let def = crate::registry::lookup(&n.op).map_err(|_| {
-                unimplemented(format!(
-                    "model uses op '{}' (node '{}'), which eager-wasm does not support",
-                    n.op, n.name
-                ))
-            })?;
-            Plan::Op(def, node_attrs(n, def, &mut attr_pool)?)
+            let weight_name = expanded
+                .and_then(|e| e.weight_names.get(&*n.name))
+                .map_or(&*n.name, String::as_str);
+            plan_node(n, weight_name, &weight_of, &mut attr_pool)?
         };
         plans.push(plan);
     }
+    Ok(LoadPlan {
+        nodes,
+        edges,
+        inputs,
+        outputs,
+        output_refs,
+        order,
+        plans,
+        weights,
+        attr_values: attr_pool.values,
+        loops,
+        frames,
+    })
+}
 
-    // Data inputs as (position, output), flat; each position's outputs get value slots up to the
-    // highest one referenced, counted as uses (consumers among needed nodes, plus model outputs).
-    let mut position = vec![usize::MAX; nodes.len()];
+/// A control-flow node: for an Enter, its frame (named in `frames`) and whether it is a loop
+/// invariant. `lowered`: the frame of an Enter made by lowering a While (which has no attrs).
+fn flow_node(
+    n: &NodeDef<'_>,
+    op: FlowOp,
+    lowered: Option<&String>,
+    frames: &mut Vec<String>,
+) -> Result<FlowOp> {
+    let FlowOp::Enter { .. } = op else {
+        return Ok(op);
+    };
+    let ctx = |e: Status| e.context(format!("node '{}' ({})", n.name, n.op));
+    let name = match n.attr_value("frame_name").transpose().map_err(ctx)? {
+        Some(AttrValue::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
+        _ if lowered.is_some() => lowered.cloned().unwrap_or_default(),
+        _ => {
+            return Err(invalid_argument(format!(
+                "Enter node '{}' has no frame_name",
+                n.name
+            )))
+        }
+    };
+    let constant = matches!(
+        n.attr_value("is_constant").transpose().map_err(ctx)?,
+        Some(AttrValue::Bool(true))
+    );
+    let frame = match frames.iter().position(|f| *f == name) {
+        Some(i) => i,
+        None => {
+            frames.push(name);
+            frames.len() - 1
+        }
+    } as u32;
+    Ok(FlowOp::Enter { frame, constant })
+}
+
+/// A node that is not fed: a weight (named `weight_name` in the manifest), an inline constant, or
+/// an op with its attrs.
+fn plan_node<'t>(
+    n: &NodeDef<'t>,
+    weight_name: &str,
+    weight_of: &HashMap<&str, usize, FastBuild>,
+    attr_pool: &mut AttrPool<'t>,
+) -> Result<Plan> {
+    if n.op == "Const" {
+        // The inline value is parsed only when the weights don't provide one.
+        return match weight_of
+            .get(weight_name)
+            .ok_or_else(|| n.attr_value("value"))
+        {
+            Ok(&w) => Ok(Plan::Weight(w)),
+            Err(Some(value)) => match value.map_err(|e| e.context(format!("node '{}'", n.name)))? {
+                AttrValue::Tensor(t) => Ok(Plan::Constant(t)),
+                _ => Err(invalid_argument(format!(
+                    "Const node '{}' has a non-tensor value",
+                    n.name
+                ))),
+            },
+            Err(None) => Err(invalid_argument(format!(
+                "Const node '{}' has no weight in the manifest and no value",
+                n.name
+            ))),
+        };
+    }
+    if n.op == "Placeholder" {
+        return Err(invalid_argument(format!(
+            "Placeholder '{}' is needed by an output but is not a signature input",
+            n.name
+        )));
+    }
+    let def = crate::registry::lookup(&n.op).map_err(|_| {
+        unimplemented(format!(
+            "model uses op '{}' (node '{}'), which eager-wasm does not support",
+            n.op, n.name
+        ))
+    })?;
+    Ok(Plan::Op(def, node_attrs(n, def, attr_pool)?))
+}
+
+/// Where each needed node's inputs and outputs live at run time.
+struct SlotLayout {
+    /// Data inputs of every node as (position, output), flat, and each node's range of them.
+    inputs: Vec<(usize, usize)>,
+    input_ranges: Vec<Range<usize>>,
+    /// Each position's value slots: its outputs up to the highest one referenced.
+    slot_ranges: Vec<Range<usize>>,
+    /// Uses of each slot (consumers among needed nodes, plus model outputs).
+    uses: Vec<u32>,
+    /// Signature outputs as (position, output).
+    outputs: Vec<(usize, usize)>,
+    flow: Option<Box<Flow>>,
+}
+
+/// Phase 2: node positions, flat input lists, value slots and their use counts.
+fn assign_slots(plan: &LoadPlan<'_>) -> SlotLayout {
+    let order = &plan.order;
+    let mut position = vec![usize::MAX; plan.nodes.len()];
     for (p, &i) in order.iter().enumerate() {
         position[i] = p;
     }
-    let mut inputs_flat: Vec<(usize, usize)> = Vec::new();
+    let mut inputs: Vec<(usize, usize)> = Vec::new();
     let mut input_ranges = Vec::with_capacity(order.len());
-    for &i in &order {
-        let start = inputs_flat.len();
-        inputs_flat.extend(edges.data(i).iter().map(|&(s, o)| (position[s], o)));
-        input_ranges.push(start..inputs_flat.len());
+    for &i in order {
+        let start = inputs.len();
+        inputs.extend(plan.edges.data(i).iter().map(|&(s, o)| (position[s], o)));
+        input_ranges.push(start..inputs.len());
     }
-    let outputs_pos: Vec<(usize, usize)> =
-        output_refs.iter().map(|&(i, o)| (position[i], o)).collect();
+    let outputs: Vec<(usize, usize)> = plan
+        .output_refs
+        .iter()
+        .map(|&(i, o)| (position[i], o))
+        .collect();
     let mut slot_ranges = vec![0..0; order.len()];
-    for &(p, o) in inputs_flat.iter().chain(&outputs_pos) {
+    for &(p, o) in inputs.iter().chain(&outputs) {
         let r = &mut slot_ranges[p];
         r.end = r.end.max(o + 1);
     }
@@ -342,16 +468,63 @@ pub fn load<W: WeightSource + ?Sized>(
         slots_total += n;
     }
     let mut uses = vec![0u32; slots_total];
-    for &(p, o) in inputs_flat.iter().chain(&outputs_pos) {
+    for &(p, o) in inputs.iter().chain(&outputs) {
         uses[slot_ranges[p].start + o] += 1;
     }
-    let mut names = String::with_capacity(order.iter().map(|&i| nodes[i].name.len()).sum());
+    let flow = plan.loops.then(|| {
+        let control: Vec<Vec<usize>> = order
+            .iter()
+            .map(|&i| plan.edges.control(i).iter().map(|&s| position[s]).collect())
+            .collect();
+        let ops: Vec<Option<FlowOp>> = plan
+            .plans
+            .iter()
+            .map(|p| match p {
+                Plan::Flow(op) => Some(*op),
+                _ => None,
+            })
+            .collect();
+        Box::new(Flow::new(
+            &inputs,
+            &input_ranges,
+            &control,
+            &ops,
+            plan.frames.clone(),
+        ))
+    });
+    SlotLayout {
+        flow,
+        inputs,
+        input_ranges,
+        slot_ranges,
+        uses,
+        outputs,
+    }
+}
 
+/// Phase 3: weights restored as variables in a new scope (destroyed on any failure), then the
+/// nodes built.
+fn build_nodes<W: WeightSource + ?Sized>(
+    ctx: &mut EagerContext,
+    plan: LoadPlan<'_>,
+    layout: SlotLayout,
+    weights: &W,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<GraphModel> {
+    let LoadPlan {
+        nodes,
+        inputs,
+        outputs,
+        order,
+        plans,
+        weights: weight_slots,
+        attr_values,
+        ..
+    } = plan;
     let read_variable = crate::registry::lookup("ReadVariableOp")?;
-    // Restore weights as variables, owned by a new scope; on any failure the scope is destroyed.
     let scope = ctx.new_scope();
     let previous = ctx.enter_scope(scope);
-    let restored = restore_variables(ctx, slots, weights, progress);
+    let restored = restore_variables(ctx, weight_slots, weights, progress);
     ctx.enter_scope(previous);
     let handles = match restored {
         Ok(h) => h,
@@ -362,20 +535,26 @@ pub fn load<W: WeightSource + ?Sized>(
     };
     let weight_bytes = handles.iter().map(|(_, _, b)| b).sum();
 
-    let mut handles: Vec<Option<(Tensor, DType, usize)>> = handles.into_iter().map(Some).collect();
+    let mut names = String::with_capacity(order.iter().map(|&i| nodes[i].name.len()).sum());
     let mut graph_nodes = Vec::with_capacity(order.len());
     let mut read_keys = Vec::new();
-    for (((&i, plan), inputs), slots) in order.iter().zip(plans).zip(input_ranges).zip(slot_ranges)
+    for (((&i, plan), inputs), slots) in order
+        .iter()
+        .zip(plans)
+        .zip(layout.input_ranges)
+        .zip(layout.slot_ranges)
     {
         let kind = match plan {
             Plan::Feed(k) => NodeKind::Feed(k),
             Plan::Constant(t) => NodeKind::Constant(t),
+            Plan::Flow(op) => NodeKind::Flow(op),
             Plan::Op(def, attrs) => NodeKind::Op {
                 def,
                 attrs,
                 resolved: RefCell::new(Memo::NeverRun),
             },
-            Plan::Weight(w) => match handles[w].take() {
+            // A function inlined twice reads its weights from both copies.
+            Plan::Weight(w) => match handles.get(w).cloned() {
                 Some((handle, dtype, _)) => {
                     let read = match read_key(&mut read_keys, read_variable, &handle, dtype) {
                         Ok(k) => k,
@@ -386,8 +565,7 @@ pub fn load<W: WeightSource + ?Sized>(
                     };
                     NodeKind::Variable { handle, read }
                 }
-                // Two Const nodes can't share a name, so a weight is claimed once.
-                None => return Err(internal_cleanup(ctx, scope, "weight claimed twice")),
+                None => return Err(internal_cleanup(ctx, scope, "weight index out of range")),
             },
         };
         let name_start = names.len();
@@ -403,12 +581,13 @@ pub fn load<W: WeightSource + ?Sized>(
         loaded: Some(Loaded {
             scope,
             nodes: graph_nodes,
-            inputs: inputs_flat,
-            uses,
+            inputs: layout.inputs,
+            uses: layout.uses,
             names,
-            outputs: outputs_pos,
+            outputs: layout.outputs,
             read_keys,
-            attr_values: attr_pool.values,
+            attr_values,
+            flow: layout.flow,
         }),
         inputs,
         outputs,

@@ -4,7 +4,9 @@
 
 pub mod attr_json;
 mod executor;
+mod flow;
 pub mod format;
+mod functions;
 pub mod graph;
 mod loader;
 pub mod weights;
@@ -44,6 +46,8 @@ pub(crate) enum NodeKind {
         /// What `attrs` resolved to, for repeated runs.
         resolved: RefCell<Memo>,
     },
+    /// A control-flow node (v1), run by `flow` itself.
+    Flow(flow::FlowOp),
 }
 
 /// Resolving a node's attrs depends only on them and its input dtypes, so a node that runs again
@@ -81,6 +85,8 @@ pub(crate) struct Loaded {
     pub read_keys: Vec<CacheKey>,
     /// The op nodes' attr values, each distinct one once.
     pub attr_values: Vec<AttrValue>,
+    /// For a graph with control flow: what its dynamic schedule needs (`None`: the static one).
+    pub flow: Option<Box<flow::Flow>>,
 }
 
 impl Loaded {
@@ -93,6 +99,10 @@ impl Loaded {
         let r = &self.nodes[p].slots;
         (out < r.len()).then(|| r.start + out)
     }
+}
+
+fn disposed() -> crate::status::Status {
+    crate::status::failed_precondition("predict() on a model that was disposed")
 }
 
 /// A loaded graph model. Everything it holds lives until `dispose`.
@@ -149,15 +159,65 @@ impl GraphModel {
         ctx: &mut EagerContext,
         feeds: Vec<(String, Tensor)>,
     ) -> Result<Vec<Tensor>> {
-        let loaded = self.loaded.as_ref().ok_or_else(|| {
-            crate::status::failed_precondition("predict() on a model that was disposed")
-        })?;
+        self.run(ctx, feeds, None)
+    }
+
+    /// Runs the model and returns the named tensors instead of the signature outputs, as TF.js's
+    /// `execute(inputs, outputs)` does: a signature output key, a tensor name (`node:1`) or a node
+    /// name (its output 0). Intermediate nodes are available if the signature outputs need them
+    /// (the graph is pruned to those at load); inside a loop, none is (frames are not exposed).
+    pub fn execute(
+        &self,
+        ctx: &mut EagerContext,
+        feeds: Vec<(String, Tensor)>,
+        outputs: &[String],
+    ) -> Result<Vec<Tensor>> {
+        let loaded = self.loaded.as_ref().ok_or_else(disposed)?;
+        let fetch = outputs
+            .iter()
+            .map(|name| self.locate(loaded, name))
+            .collect::<Result<Vec<_>>>()?;
+        self.run(ctx, feeds, Some(&fetch))
+    }
+
+    fn locate(&self, loaded: &Loaded, name: &str) -> Result<(usize, usize)> {
+        if let Some(i) = self.outputs.iter().position(|o| o.name == name) {
+            return Ok(loaded.outputs[i]);
+        }
+        let r = graph::parse_input(name)?;
+        let p = (0..loaded.nodes.len())
+            .find(|&p| loaded.name(p) == r.node)
+            .ok_or_else(|| {
+                crate::status::not_found(format!(
+                    "model has no node '{}' that its outputs need (the graph is pruned to those \
+                     at load)",
+                    r.node
+                ))
+            })?;
+        Ok((p, r.output))
+    }
+
+    fn run(
+        &self,
+        ctx: &mut EagerContext,
+        feeds: Vec<(String, Tensor)>,
+        fetch: Option<&[(usize, usize)]>,
+    ) -> Result<Vec<Tensor>> {
+        let loaded = self.loaded.as_ref().ok_or_else(disposed)?;
         let ordered = executor::order_feeds(&self.inputs, feeds)?;
         // Resources the graph itself creates (a VarHandleOp node that is not a weight) belong to
         // the model, so that dispose() releases them too.
         let previous = ctx.enter_scope(loaded.scope);
-        let result = executor::run(ctx, loaded, &ordered);
+        let result = match &loaded.flow {
+            None => executor::run(ctx, loaded, &ordered, fetch),
+            Some(f) => {
+                let limit = ctx.max_loop_iterations();
+                flow::run(ctx, loaded, f, &ordered, limit, fetch)
+            }
+        };
         ctx.enter_scope(previous);
+        // Tensor lists live for one run.
+        ctx.destroy_lists(loaded.scope);
         result
     }
 

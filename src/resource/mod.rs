@@ -1,5 +1,8 @@
-//! Resource manager: variables behind handles, named or anonymous, each owned by a scope (a model)
-//! and released with it.
+//! Resource manager: variables behind handles, named or anonymous, and tensor lists (`list`), each
+//! owned by a scope (a model) and released with it.
+
+mod list;
+pub use list::TensorList;
 
 use crate::hash::FastBuild;
 use crate::status::{failed_precondition, invalid_argument, not_found, Result};
@@ -37,6 +40,8 @@ pub struct ResourceManager {
     vars: HashMap<u32, Variable, FastBuild>,
     by_name: HashMap<(String, String), u32, FastBuild>,
     bytes: usize,
+    /// Tensor lists (TensorList*/TensorArray* ops), in the same id space as `vars`.
+    lists: HashMap<u32, TensorList, FastBuild>,
 }
 
 static NEXT_MANAGER: AtomicU32 = AtomicU32::new(1);
@@ -56,6 +61,7 @@ impl ResourceManager {
             vars: HashMap::default(),
             by_name: HashMap::default(),
             bytes: 0,
+            lists: HashMap::default(),
         }
     }
 
@@ -94,6 +100,15 @@ impl ResourceManager {
         Ok(self.handle(id))
     }
 
+    fn next_id(&mut self) -> Result<u32> {
+        let id = self.next_id;
+        self.next_id = self
+            .next_id
+            .checked_add(1)
+            .ok_or_else(|| crate::status::resource_exhausted("resource ids exhausted"))?;
+        Ok(id)
+    }
+
     fn insert(
         &mut self,
         dtype: DType,
@@ -101,11 +116,7 @@ impl ResourceManager {
         owner: ScopeId,
         name: Option<(String, String)>,
     ) -> Result<u32> {
-        let id = self.next_id;
-        self.next_id = self
-            .next_id
-            .checked_add(1)
-            .ok_or_else(|| crate::status::resource_exhausted("resource ids exhausted"))?;
+        let id = self.next_id()?;
         self.vars.insert(
             id,
             Variable {
@@ -222,16 +233,18 @@ impl ResourceManager {
         for &id in &ids {
             self.remove(id);
         }
+        let lists = self.destroy_lists(scope);
         if self.vars.is_empty() {
             // Drop the maps' capacity too, so an emptied manager holds no heap grown by a load.
             self.vars = HashMap::default();
             self.by_name = HashMap::default();
         }
-        ids.len()
+        ids.len() + lists
     }
 
+    /// Variables and tensor lists.
     pub fn count(&self) -> usize {
-        self.vars.len()
+        self.vars.len() + self.lists.len()
     }
 
     pub fn bytes(&self) -> usize {

@@ -60,6 +60,8 @@ impl DType {
             "int64" | "DT_INT64" => DType::Int64,
             "bool" | "DT_BOOL" => DType::Bool,
             "resource" | "DT_RESOURCE" => DType::Resource,
+            // TF's variant tensors (TensorList handles) are resource handles here.
+            "variant" | "DT_VARIANT" => DType::Resource,
             other => {
                 return Err(invalid_argument(format!(
                     "unsupported dtype '{other}' (supported: float32, int32, int64, bool)"

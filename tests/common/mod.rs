@@ -281,6 +281,25 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("mobilenet"),
     model_fixture!("tensor_ops"),
     model_fixture!("tensor_ops2"),
+    // Control flow v1 (tools/gen_control_flow_models.py).
+    model_fixture!("cond"),
+    model_fixture!("cond_false"),
+    model_fixture!("dynamic_loop"),
+    model_fixture!("gru"),
+    model_fixture!("lstm_loop"),
+    model_fixture!("map_fn"),
+    model_fixture!("nested_loop"),
+    model_fixture!("while_tensorarray"),
+    model_fixture!("tf1_tensorarray"),
+    // Control flow v2 (functional While/If, `--control_flow_v2=True`).
+    model_fixture!("cond_v2"),
+    model_fixture!("cond_false_v2"),
+    model_fixture!("dynamic_loop_v2"),
+    model_fixture!("gru_v2"),
+    model_fixture!("lstm_loop_v2"),
+    model_fixture!("map_fn_v2"),
+    model_fixture!("nested_loop_v2"),
+    model_fixture!("while_tensorarray_v2"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized
