@@ -19,12 +19,25 @@ DTYPE_NAMES = {
 }
 
 
+# The op cases may set this: NaN and infinities are then written as the strings "NaN",
+# "Infinity", "-Infinity" (which the Rust fixture reader accepts).
+NONFINITE_AS_STRINGS = False
+
+
+def _float(v):
+    if np.isfinite(v):
+        return str(v)
+    return '"NaN"' if np.isnan(v) else ('"Infinity"' if v > 0 else '"-Infinity"')
+
+
 def _fmt(arr):
     dt = arr.dtype
     flat = arr.reshape(-1)
     if dt == np.float32:
         if not np.all(np.isfinite(flat)):
-            raise ValueError("non-finite float in fixture")
+            if not NONFINITE_AS_STRINGS:
+                raise ValueError("non-finite float in fixture")
+            return ",".join(_float(v) for v in flat)
         return ",".join(str(v) for v in flat)
     if dt == np.bool_:
         return ",".join("true" if v else "false" for v in flat)

@@ -750,14 +750,395 @@ def gen_resize():
                  {"images": wide, "size": c(size)}, {"half_pixel_centers": True})
 
 
+# ---- op coverage for TF.js models (issue 16) ---------------------------------
+
+def gen_math_extra():
+    family("math_extra")
+    reseed(20)
+    fixture_io.NONFINITE_AS_STRINGS = True
+    x = f(3, 5, scale=2.0)
+    unit = f(3, 5, lo=-0.99, hi=0.99)
+    big = f(2, 4, lo=1.01, hi=5.0)
+    edge = c([0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -3.0], F32)
+    for op, arg in (("Acos", unit), ("Asin", unit), ("Atan", x), ("Atanh", unit),
+                    ("Acosh", big), ("Asinh", x), ("Cosh", x), ("Sinh", x), ("Tan", unit),
+                    ("Expm1", x)):
+        n = op.lower()
+        case(n, op, {"x": arg})
+        case(n + "_edge", op, {"x": edge})
+        case(n + "_empty", op, {"x": f(0, 3)})
+    case("acos_out_of_domain_nan", "Acos", {"x": c([2.0, -1.5], F32)})
+    case("acosh_below_one_nan", "Acosh", {"x": c([0.5, 1.0], F32)})
+    case("atanh_one_inf", "Atanh", {"x": c([1.0, -1.0, 0.25], F32)})
+    special = c([0.0, np.nan, np.inf, -np.inf, -1.5, 3.0, -0.0], F32)
+    for op in ("IsNan", "IsInf", "IsFinite"):
+        n = op.lower()
+        case(n, op, {"x": special})
+        case(n + "_2d", op, {"x": f(2, 3)})
+        case(n + "_empty", op, {"x": f(0)})
+    case("atan2_same_shape", "Atan2", {"y": f(2, 3), "x": f(2, 3)})
+    case("atan2_bcast", "Atan2", {"y": f(3, 1), "x": f(4)})
+    case("atan2_zeros", "Atan2", {"y": c([0.0, 0.0, -0.0, 1.0, -1.0], F32),
+                                  "x": c([0.0, -1.0, -1.0, 0.0, 0.0], F32)})
+    case("mod_float", "Mod", {"x": f(2, 4, scale=5.0), "y": f(4, lo=0.5, hi=2.0)})
+    case("mod_float_neg", "Mod", {"x": c([-7.5, 7.5, -7.5, 7.5], F32), "y": c([2.0, -2.0, -2.0, 2.0], F32)})
+    case("mod_int32", "Mod", {"x": c([-7, 7, -7, 7, 0]), "y": c([3, -3, -3, 3, 5])})
+    case("mod_int64_bcast", "Mod", {"x": c([[-9, 9], [4, -4]], I64), "y": c([4], I64)})
+    case("mod_int_zero", "Mod", {"x": c([1, 2]), "y": c([1, 0])}, error=True)
+    case("divnonan_zero", "DivNoNan", {"x": c([1.0, -2.0, 0.0, 3.0], F32), "y": c([0.0, 4.0, 0.0, -0.5], F32)})
+    case("divnonan_bcast", "DivNoNan", {"x": f(3, 4), "y": c([[0.0], [2.0], [-1.0]], F32)})
+    case("divnonan_empty", "DivNoNan", {"x": f(0, 2), "y": f(2)})
+    case("bitwiseand_int32", "BitwiseAnd", {"x": c([12, -1, 7, 0]), "y": c([10, 5, -8, 3])})
+    case("bitwiseand_int64_bcast", "BitwiseAnd", {"x": c([[12, 255], [-16, 3]], I64), "y": c([6], I64)})
+    case("bitwiseand_shape_mismatch", "BitwiseAnd", {"x": c([1, 2]), "y": c([1, 2, 3])}, error=True)
+    case("clip_scalar_bounds", "ClipByValue", {"t": f(3, 4), "clip_value_min": c(-0.5, F32),
+                                               "clip_value_max": c(0.5, F32)})
+    case("clip_tensor_bounds", "ClipByValue", {"t": f(2, 3), "clip_value_min": f(2, 3, lo=-1, hi=0),
+                                               "clip_value_max": f(2, 3, lo=0, hi=1)})
+    case("clip_int32", "ClipByValue", {"t": i(7), "clip_value_min": c(-2), "clip_value_max": c(3)})
+    case("clip_int64_empty", "ClipByValue", {"t": c(np.zeros((0, 2)), I64), "clip_value_min": c(0, I64),
+                                             "clip_value_max": c(1, I64)})
+    case("clip_bad_shape", "ClipByValue", {"t": f(2, 3), "clip_value_min": f(3),
+                                           "clip_value_max": c(1.0, F32)}, error=True)
+    for op in ("Cumsum", "Cumprod"):
+        n = op.lower()
+        xx = f(2, 3, 4, lo=0.5, hi=1.5)
+        case(n + "_axis0", op, {"x": xx, "axis": c(0)})
+        case(n + "_axis_neg1", op, {"x": xx, "axis": c(-1)})
+        case(n + "_exclusive", op, {"x": xx, "axis": c(1)}, {"exclusive": True})
+        case(n + "_reverse", op, {"x": xx, "axis": c(2)}, {"reverse": True})
+        case(n + "_exclusive_reverse", op, {"x": xx, "axis": c(1, I64)},
+             {"exclusive": True, "reverse": True})
+        case(n + "_int32", op, {"x": i(2, 5, lo=-3, hi=4), "axis": c(1)})
+        case(n + "_int64", op, {"x": c([[1, 2, 3], [4, 5, 6]], I64), "axis": c(0)})
+        case(n + "_empty", op, {"x": f(0, 3), "axis": c(1)})
+        case(n + "_axis_out_of_range", op, {"x": xx, "axis": c(3)}, error=True)
+        case(n + "_axis_not_scalar", op, {"x": xx, "axis": c([0])}, error=True)
+    fixture_io.NONFINITE_AS_STRINGS = False
+
+
+def gen_gather_nd():
+    family("gather_nd")
+    reseed(21)
+    p = f(3, 4, 2)
+    case("gathernd_full_index", "GatherNd", {"params": p, "indices": c([[0, 1, 1], [2, 3, 0]])})
+    case("gathernd_slices", "GatherNd", {"params": p, "indices": c([[1], [0], [2]])})
+    case("gathernd_rows_batched", "GatherNd", {"params": p, "indices": c([[[0, 0], [2, 3]], [[1, 2], [1, 2]]], I64)})
+    case("gathernd_int32_params", "GatherNd", {"params": i(4, 3), "indices": c([[3, 2], [0, 0]])})
+    case("gathernd_bool_params", "GatherNd", {"params": b(2, 3), "indices": c([[1]])})
+    case("gathernd_empty_indices", "GatherNd", {"params": p, "indices": c(np.zeros((0, 2)), I32)})
+    case("gathernd_depth0", "GatherNd", {"params": f(2, 2), "indices": c(np.zeros((3, 0)), I32)})
+    case("gathernd_out_of_range", "GatherNd", {"params": p, "indices": c([[0, 4]])}, error=True)
+    case("gathernd_negative_index", "GatherNd", {"params": p, "indices": c([[-1]])}, error=True)
+    case("gathernd_depth_too_big", "GatherNd", {"params": f(2, 2), "indices": c([[0, 0, 0]])}, error=True)
+    case("scatternd_2d", "ScatterNd", {"indices": c([[0, 1], [2, 0]]), "updates": f(2), "shape": c([3, 2])})
+    case("scatternd_slices_dup_add", "ScatterNd", {"indices": c([[1], [3], [1]]), "updates": f(3, 2),
+                                                   "shape": c([4, 2])})
+    case("scatternd_1d_int32", "ScatterNd", {"indices": c([[4], [3], [1], [7]]), "updates": c([9, 10, 11, 12]),
+                                             "shape": c([8])})
+    case("scatternd_rank1_indices", "ScatterNd", {"indices": c([2, 1]), "updates": c([5.0], F32),
+                                                  "shape": c([3, 2])}, error=True)
+    case("scatternd_scalar_updates", "ScatterNd", {"indices": c([[2, 1]]), "updates": c(5.0, F32),
+                                                   "shape": c([3, 2])}, error=True)
+    case("scatternd_int64", "ScatterNd", {"indices": c([[0], [0]], I64), "updates": c([[1, 2], [3, 4]], I64),
+                                          "shape": c([2, 2], I64)})
+    case("scatternd_empty_updates", "ScatterNd", {"indices": c(np.zeros((0, 1)), I32), "updates": f(0, 3),
+                                                  "shape": c([2, 3])})
+    case("scatternd_out_of_range", "ScatterNd", {"indices": c([[5]]), "updates": f(1), "shape": c([4])},
+         error=True)
+    case("scatternd_bad_updates_shape", "ScatterNd", {"indices": c([[1]]), "updates": f(2), "shape": c([4])},
+         error=True)
+    t = f(4, 3)
+    case("tsu_rows", "TensorScatterUpdate", {"tensor": t, "indices": c([[1], [3]]), "updates": f(2, 3)})
+    case("tsu_elements", "TensorScatterUpdate", {"tensor": t, "indices": c([[0, 0], [3, 2]], I64),
+                                                  "updates": c([7.0, 8.0], F32)})
+    case("tsu_bool", "TensorScatterUpdate", {"tensor": b(3), "indices": c([[2]]), "updates": c([True], B)})
+    case("tsu_int32_empty", "TensorScatterUpdate", {"tensor": i(2, 2), "indices": c(np.zeros((0, 1)), I32),
+                                                     "updates": c(np.zeros((0, 2)), I32)})
+    case("tsu_out_of_range", "TensorScatterUpdate", {"tensor": t, "indices": c([[4]]), "updates": f(1, 3)},
+         error=True)
+    case("std_2d", "SparseToDense", {"sparse_indices": c([[0, 1], [1, 2], [2, 0]]), "output_shape": c([3, 4]),
+                                     "sparse_values": f(3), "default_value": c(-1.0, F32)})
+    case("std_1d_scalar_value", "SparseToDense", {"sparse_indices": c([1, 3], I64), "output_shape": c([5], I64),
+                                                  "sparse_values": c(7), "default_value": c(0)})
+    case("std_scalar_index", "SparseToDense", {"sparse_indices": c(2), "output_shape": c([4]),
+                                               "sparse_values": c(True, B), "default_value": c(False, B)})
+    case("std_unordered_novalidate", "SparseToDense", {"sparse_indices": c([3, 0]), "output_shape": c([4]),
+                                                       "sparse_values": f(2), "default_value": c(0.0, F32)},
+         {"validate_indices": False})
+    case("std_unordered", "SparseToDense", {"sparse_indices": c([3, 0]), "output_shape": c([4]),
+                                            "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
+    case("std_repeated", "SparseToDense", {"sparse_indices": c([1, 1]), "output_shape": c([4]),
+                                           "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
+    case("std_out_of_bounds", "SparseToDense", {"sparse_indices": c([1, 4]), "output_shape": c([4]),
+                                                "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
+
+
+def gen_dynamic():
+    family("dynamic")
+    reseed(22)
+    case("where_bool_2d", "Where", {"condition": b(3, 4)})
+    case("where_float_3d", "Where", {"condition": c([[[0.0, 1.5], [0.0, 0.0]], [[-2.0, 0.0], [0.0, 3.0]]], F32)})
+    case("where_int32_1d", "Where", {"condition": c([0, 3, 0, -1, 5])})
+    case("where_none_true", "Where", {"condition": c([False, False], B)})
+    case("where_empty", "Where", {"condition": b(0, 3)})
+    case("where_scalar_error", "Where", {"condition": c(True, B)}, error=True)
+    case("topk_sorted", "TopKV2", {"input": f(3, 8), "k": c(3)})
+    case("topk_ties_lower_index_first", "TopKV2", {"input": c([[1, 3, 2, 3, 3], [5, 5, 5, 1, 0]], F32), "k": c(4)})
+    case("topk_1d_int32", "TopKV2", {"input": c([4, -1, 9, 9, 2]), "k": c(2)})
+    case("topk_int64_index_type", "TopKV2", {"input": c([[4, 8, 1]], I64), "k": c(3, I64)},
+         {"index_type": tf.int64})
+    case("topk_k0", "TopKV2", {"input": f(2, 3), "k": c(0)})
+    case("topk_all_unsorted", "TopKV2", {"input": c([[3, 1, 2]], F32), "k": c(3)}, {"sorted": False})
+    case("topk_k_too_big", "TopKV2", {"input": f(2, 3), "k": c(4)}, error=True)
+    case("topk_k_negative", "TopKV2", {"input": f(2, 3), "k": c(-1)}, error=True)
+    case("topk_scalar_input", "TopKV2", {"input": c(1.0, F32), "k": c(1)}, error=True)
+    case("unique_int32", "Unique", {"x": c([1, 1, 2, 4, 4, 4, 7, 8, 8])})
+    case("unique_float_out_idx64", "Unique", {"x": c([2.5, -1.0, 2.5, 0.0, -0.0], F32)}, {"out_idx": tf.int64})
+    case("unique_bool", "Unique", {"x": c([True, False, True], B)})
+    case("unique_empty", "Unique", {"x": c([], I64)})
+    case("unique_2d_error", "Unique", {"x": c([[1, 2]])}, error=True)
+    m = c([[1, 0, 0], [1, 0, 0], [2, 0, 0]])
+    case("uniquev2_axis0", "UniqueV2", {"x": m, "axis": c([0], I64)})
+    case("uniquev2_axis1", "UniqueV2", {"x": m, "axis": c([1])})
+    case("uniquev2_axis_neg", "UniqueV2", {"x": m, "axis": c([-2], I64)})
+    case("uniquev2_no_axis_1d", "UniqueV2", {"x": c([3.0, 1.0, 3.0], F32), "axis": c([], I64)})
+    case("uniquev2_axis_out_of_range", "UniqueV2", {"x": m, "axis": c([2], I64)}, error=True)
+    case("listdiff_int32", "ListDiff", {"x": c([1, 2, 3, 4, 5, 6]), "y": c([1, 3, 5])})
+    case("listdiff_float_dups", "ListDiff", {"x": c([1.5, 2.0, 1.5, 3.0], F32), "y": c([2.0], F32)},
+         {"out_idx": tf.int64})
+    case("listdiff_all_removed", "ListDiff", {"x": c([1, 1], I64), "y": c([1, 2], I64)})
+    case("listdiff_2d_error", "ListDiff", {"x": c([[1]]), "y": c([1])}, error=True)
+
+
+def gen_array_extra():
+    family("array_extra")
+    reseed(23)
+    case("broadcastto_rank_up", "BroadcastTo", {"input": f(3), "shape": c([2, 3])})
+    case("broadcastto_stretch_middle", "BroadcastTo", {"input": f(2, 1, 3), "shape": c([2, 4, 3], I64)})
+    case("broadcastto_scalar_int32", "BroadcastTo", {"input": c(5), "shape": c([2, 2])})
+    case("broadcastto_bool_same", "BroadcastTo", {"input": b(2, 2), "shape": c([2, 2])})
+    case("broadcastto_zero_dim", "BroadcastTo", {"input": f(1, 3), "shape": c([0, 3])})
+    case("broadcastto_incompatible", "BroadcastTo", {"input": f(2, 3), "shape": c([3, 3])}, error=True)
+    case("broadcastargs_basic", "BroadcastArgs", {"s0": c([2, 1, 3]), "s1": c([4, 1])})
+    case("broadcastargs_int64_empty", "BroadcastArgs", {"s0": c([], I64), "s1": c([5, 2], I64)})
+    case("broadcastargs_zero", "BroadcastArgs", {"s0": c([0, 1]), "s1": c([1, 4])})
+    case("broadcastargs_incompatible", "BroadcastArgs", {"s0": c([2, 3]), "s1": c([4])}, error=True)
+    x = f(2, 3, 4)
+    case("reversev2_last", "ReverseV2", {"tensor": x, "axis": c([-1])})
+    case("reversev2_two_axes", "ReverseV2", {"tensor": x, "axis": c([0, 2], I64)})
+    case("reversev2_none", "ReverseV2", {"tensor": i(3, 2), "axis": c([], I32)})
+    case("reversev2_bool_empty", "ReverseV2", {"tensor": b(0, 2), "axis": c([1])})
+    case("reversev2_axis_out_of_range", "ReverseV2", {"tensor": x, "axis": c([3])}, error=True)
+    case("reversev2_axis_repeated", "ReverseV2", {"tensor": x, "axis": c([1, -2])}, error=True)
+    case("reverse_v1", "Reverse", {"tensor": x, "dims": c([True, False, True], B)})
+    case("reverse_v1_int32", "Reverse", {"tensor": i(4), "dims": c([True], B)})
+    case("reverse_v1_none", "Reverse", {"tensor": f(2, 2), "dims": c([False, False], B)})
+    case("reverse_v1_bad_dims", "Reverse", {"tensor": f(2, 2), "dims": c([True], B)}, error=True)
+    case("onehot_last_axis", "OneHot", {"indices": c([0, 2, -1, 1], I64), "depth": c(3),
+                                        "on_value": c(1.0, F32), "off_value": c(0.0, F32)})
+    case("onehot_axis0_int32", "OneHot", {"indices": c([[0, 1], [3, 2]]), "depth": c(4),
+                                          "on_value": c(5), "off_value": c(-1)}, {"axis": 0})
+    case("onehot_axis1", "OneHot", {"indices": c([[0, 1], [2, 9]]), "depth": c(3),
+                                    "on_value": c(True, B), "off_value": c(False, B)}, {"axis": 1})
+    case("onehot_depth0", "OneHot", {"indices": c([1, 2]), "depth": c(0),
+                                     "on_value": c(1.0, F32), "off_value": c(0.0, F32)})
+    case("onehot_negative_depth", "OneHot", {"indices": c([1]), "depth": c(-1),
+                                             "on_value": c(1.0, F32), "off_value": c(0.0, F32)}, error=True)
+    case("linspace_basic", "LinSpace", {"start": c(0.0, F32), "stop": c(1.0, F32), "num": c(5)})
+    case("linspace_descending", "LinSpace", {"start": c(3.5, F32), "stop": c(-2.0, F32), "num": c(7, I64)})
+    case("linspace_one", "LinSpace", {"start": c(2.0, F32), "stop": c(9.0, F32), "num": c(1)})
+    case("linspace_zero_num", "LinSpace", {"start": c(2.0, F32), "stop": c(9.0, F32), "num": c(0)}, error=True)
+    case("shapen_two", "ShapeN", {"input": [f(2, 3), f(4)]})
+    case("shapen_int64", "ShapeN", {"input": [f(), f(0, 1), f(1, 2, 3)]}, {"out_type": tf.int64})
+    case("shapen_one", "ShapeN", {"input": [f(5, 1)]})
+    img = f(2, 2, 3, 8)
+    case("depthtospace_bs2", "DepthToSpace", {"input": img}, {"block_size": 2})
+    case("depthtospace_int32_bs3", "DepthToSpace", {"input": i(1, 2, 2, 9)}, {"block_size": 3})
+    case("depthtospace_empty_batch", "DepthToSpace", {"input": f(0, 2, 2, 4)}, {"block_size": 2})
+    case("depthtospace_bad_depth", "DepthToSpace", {"input": f(1, 2, 2, 6)}, {"block_size": 2}, error=True)
+    case("depthtospace_rank3", "DepthToSpace", {"input": f(2, 2, 4)}, {"block_size": 2}, error=True)
+    case("spacetodepth_bs2", "SpaceToDepth", {"input": f(2, 4, 6, 3)}, {"block_size": 2})
+    case("spacetodepth_bool_bs3", "SpaceToDepth", {"input": b(1, 3, 3, 1)}, {"block_size": 3})
+    case("spacetodepth_roundtrip_shape", "SpaceToDepth", {"input": f(1, 2, 2, 5)}, {"block_size": 2})
+    case("spacetodepth_not_divisible", "SpaceToDepth", {"input": f(1, 3, 4, 1)}, {"block_size": 2},
+         error=True)
+    case("concat_v1_axis1", "Concat", {"concat_dim": c(1), "values": [f(2, 1), f(2, 3)]})
+    case("concat_v1_neg_axis_int32", "Concat", {"concat_dim": c(-1), "values": [i(1, 2), i(1, 1), i(1, 3)]})
+    case("concat_v1_axis0_bool", "Concat", {"concat_dim": c(0), "values": [b(1, 2), b(0, 2)]})
+    case("concat_v1_mismatch", "Concat", {"concat_dim": c(0), "values": [f(2, 1), f(2, 3)]}, error=True)
+    case("gather_v1", "Gather", {"params": f(5, 3), "indices": c([4, 0, 2])})
+    case("gather_v1_2d_indices", "Gather", {"params": i(4), "indices": c([[1, 1], [3, 0]], I64)})
+    case("gather_v1_empty", "Gather", {"params": f(3, 2), "indices": c([], I32)})
+    case("gather_v1_out_of_range", "Gather", {"params": f(3, 2), "indices": c([3])}, error=True)
+    case("ensureshape_ok", "EnsureShape", {"input": f(2, 3)}, {"shape": [2, 3]})
+    case("ensureshape_unknown_dim", "EnsureShape", {"input": i(4, 1)}, {"shape": [None, 1]})
+    case("ensureshape_unknown_rank", "EnsureShape", {"input": f(1)}, {"shape": None})
+    case("ensureshape_mismatch", "EnsureShape", {"input": f(2, 3)}, {"shape": [3, 2]}, error=True)
+    case("print_pass_through", "Print", {"input": f(2, 2), "data": [f(1), i(2)]}, {"message": "x: "})
+    case("print_int32_no_data", "Print", {"input": i(3), "data": []})
+    case("print_bool", "Print", {"input": b(2), "data": [b(1)]}, {"first_n": 1, "summarize": 2})
+    case("pwd_float", "PlaceholderWithDefault", {"input": f(2, 2)}, {"shape": [2, 2]})
+    case("pwd_int32_unknown", "PlaceholderWithDefault", {"input": i(3)}, {"shape": [None]})
+    case("pwd_bool_scalar", "PlaceholderWithDefault", {"input": c(True, B)}, {"shape": []})
+
+
+def _same_pads(n, k, s, d):
+    eff = (k - 1) * d + 1
+    out = -(-n // s)
+    need = max((out - 1) * s + eff - n, 0)
+    return need // 2
+
+
+def _conv_bp_composed(sizes, filt, dy, strides, padding, dilations, explicit):
+    """Conv2DBackpropInput from TF ops: every filter tap's contribution (an einsum) added at its
+    strided, dilated place (tensor_scatter_nd_add) on a padded canvas, then cropped. TF's CPU
+    kernel refuses dilations > 1; this is the same sum, and matches the kernel without them."""
+    n, h, w, ci = sizes
+    kh, kw = filt.shape[:2]
+    _, oh, ow, _ = dy.shape
+    s, d = strides[1:3], dilations[1:3]
+    if padding == "SAME":
+        pt, pl = _same_pads(h, kh, s[0], d[0]), _same_pads(w, kw, s[1], d[1])
+    elif padding == "VALID":
+        pt, pl = 0, 0
+    else:
+        pt, pl = explicit[2], explicit[4]
+    hc = pt + (oh - 1) * s[0] + (kh - 1) * d[0] + 1 + h
+    wc = pl + (ow - 1) * s[1] + (kw - 1) * d[1] + 1 + w
+    canvas = tf.zeros([n, hc, wc, ci])
+    bi, yi, xi = np.meshgrid(np.arange(n), np.arange(oh), np.arange(ow), indexing="ij")
+    for ky in range(kh):
+        for kx in range(kw):
+            contrib = tf.einsum("nyxo,io->nyxi", dy, filt[ky, kx])
+            idx = np.stack([bi, yi * s[0] + ky * d[0], xi * s[1] + kx * d[1]], -1)
+            canvas = tf.tensor_scatter_nd_add(canvas, idx, contrib)
+    return [canvas[:, pt:pt + h, pl:pl + w, :].numpy()]
+
+
+def gen_conv_transpose():
+    family("conv_transpose")
+    reseed(24)
+    op = "Conv2DBackpropInput"
+
+    def bp(name, sizes, kshape, strides=(1, 1), padding="SAME", dil=(1, 1), explicit=(), error=False):
+        filt = f(*kshape)
+        n, h, w, ci = sizes
+        st, dl = [1, strides[0], strides[1], 1], [1, dil[0], dil[1], 1]
+        oh = _out_size(h, kshape[0], strides[0], dil[0], padding, explicit[2:4] if explicit else None)
+        ow = _out_size(w, kshape[1], strides[1], dil[1], padding, explicit[4:6] if explicit else None)
+        dy = f(n, oh, ow, kshape[3])
+        attrs = {"strides": st, "padding": padding, "dilations": dl}
+        if explicit:
+            attrs["explicit_paddings"] = list(explicit)
+        inputs = {"input_sizes": c(list(sizes)), "filter": filt, "out_backprop": dy}
+        if error or dil == (1, 1):
+            case(name, op, inputs, attrs, error=error)
+            if not error:
+                # The composition used for dilated cases must agree with TF's kernel here.
+                native = getattr(tf.raw_ops, op)(**inputs, **attrs).numpy()
+                comp = _conv_bp_composed(sizes, filt, dy, st, padding, dl, explicit)[0]
+                np.testing.assert_allclose(comp, native, rtol=1e-4, atol=1e-5)
+        else:
+            case(name, op, inputs, attrs,
+                 ref=lambda: _conv_bp_composed(sizes, filt, dy, st, padding, dl, explicit))
+
+    bp("bpi_same_s1", (2, 5, 5, 3), (3, 3, 3, 4))
+    bp("bpi_same_s2", (1, 8, 8, 2), (3, 3, 2, 5), strides=(2, 2))
+    bp("bpi_same_s2_odd", (1, 7, 9, 2), (3, 3, 2, 3), strides=(2, 2))
+    bp("bpi_valid_s2_k2", (2, 6, 6, 4), (2, 2, 4, 3), strides=(2, 2), padding="VALID")
+    bp("bpi_valid_s3_k3_leftover", (1, 10, 8, 1), (3, 3, 1, 2), strides=(3, 2), padding="VALID")
+    bp("bpi_same_k4_s2", (1, 6, 6, 3), (4, 4, 3, 2), strides=(2, 2))
+    bp("bpi_explicit", (1, 5, 6, 2), (3, 2, 2, 3), strides=(2, 1), padding="EXPLICIT",
+       explicit=(0, 0, 1, 2, 0, 1, 0, 0))
+    bp("bpi_dilated_same", (1, 7, 7, 2), (3, 3, 2, 3), dil=(2, 2))
+    bp("bpi_dilated_valid_rect", (1, 9, 8, 1), (2, 3, 1, 2), dil=(3, 2), padding="VALID")
+    bp("bpi_1x1_many_channels", (1, 3, 3, 40), (1, 1, 40, 33))
+    case("bpi_wrong_out_size", op, {"input_sizes": c([1, 5, 5, 2]), "filter": f(3, 3, 2, 2),
+                                     "out_backprop": f(1, 4, 5, 2)}, {"strides": [1, 1, 1, 1], "padding": "SAME"},
+         error=True)
+    case("bpi_depth_mismatch", op, {"input_sizes": c([1, 4, 4, 3]), "filter": f(3, 3, 2, 2),
+                                     "out_backprop": f(1, 4, 4, 2)}, {"strides": [1, 1, 1, 1], "padding": "SAME"},
+         error=True)
+    case("bpi_batch_stride", op, {"input_sizes": c([1, 4, 4, 2]), "filter": f(3, 3, 2, 2),
+                                   "out_backprop": f(1, 4, 4, 2)}, {"strides": [2, 1, 1, 1], "padding": "SAME"},
+         error=True)
+    case("bpi_zero_batch", op, {"input_sizes": c([0, 4, 4, 2]), "filter": f(3, 3, 2, 2),
+                                 "out_backprop": f(0, 4, 4, 2)}, {"strides": [1, 1, 1, 1], "padding": "SAME"})
+
+
+def _out_size(n, k, s, d, padding, explicit):
+    eff = (k - 1) * d + 1
+    if padding == "SAME":
+        return -(-n // s)
+    if padding == "VALID":
+        return (n - eff + s) // s
+    return (n + explicit[0] + explicit[1] - eff + s) // s
+
+
+def gen_image_extra():
+    family("image_extra")
+    reseed(25)
+    img = f(2, 4, 5, 3)
+    for ac, hp in ((False, False), (True, False), (False, True)):
+        tag = ("_ac" if ac else "") + ("_hp" if hp else "")
+        case("rnn_up" + tag, "ResizeNearestNeighbor", {"images": img, "size": c([7, 9])},
+             {"align_corners": ac, "half_pixel_centers": hp})
+        case("rnn_down" + tag, "ResizeNearestNeighbor", {"images": img, "size": c([3, 2])},
+             {"align_corners": ac, "half_pixel_centers": hp})
+    case("rnn_int32", "ResizeNearestNeighbor", {"images": i(1, 3, 3, 1), "size": c([6, 6])})
+    case("rnn_int64_hp", "ResizeNearestNeighbor", {"images": c(np.arange(12).reshape(1, 2, 3, 2), I64),
+                                                   "size": c([5, 4])}, {"half_pixel_centers": True})
+    case("rnn_ac_and_hp", "ResizeNearestNeighbor", {"images": img, "size": c([3, 3])},
+         {"align_corners": True, "half_pixel_centers": True}, error=True)
+    case("rnn_zero_size", "ResizeNearestNeighbor", {"images": img, "size": c([0, 3])}, error=True)
+    # NMS: boxes overlapping in clusters, scores with ties.
+    boxes = c([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+               [0, 10.1, 1, 11.1], [0, 100, 1, 101], [1, 1, 0, 0], [0.5, 0.5, 0.5, 0.9]], F32)
+    scores = c([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.75, 0.99], F32)
+    base = {"boxes": boxes, "scores": scores, "max_output_size": c(6), "iou_threshold": c(0.5, F32)}
+    case("nmsv2_basic", "NonMaxSuppressionV2", base)
+    case("nmsv2_max2", "NonMaxSuppressionV2", dict(base, max_output_size=c(2)))
+    case("nmsv2_iou0", "NonMaxSuppressionV2", dict(base, iou_threshold=c(0.0, F32)))
+    v3 = dict(base, score_threshold=c(0.55, F32))
+    case("nmsv3_score_threshold", "NonMaxSuppressionV3", v3)
+    case("nmsv3_iou1", "NonMaxSuppressionV3", dict(v3, iou_threshold=c(1.0, F32)))
+    case("nmsv3_empty", "NonMaxSuppressionV3", dict(v3, boxes=f(0, 4), scores=f(0)))
+    case("nmsv3_max0", "NonMaxSuppressionV3", dict(v3, max_output_size=c(0)))
+    case("nmsv3_random", "NonMaxSuppressionV3",
+         {"boxes": f(30, 4, lo=0, hi=1), "scores": f(30, lo=0, hi=1), "max_output_size": c(10),
+          "iou_threshold": c(0.3, F32), "score_threshold": c(0.1, F32)})
+    case("nmsv3_bad_iou", "NonMaxSuppressionV3", dict(v3, iou_threshold=c(1.5, F32)), error=True)
+    case("nmsv3_bad_boxes", "NonMaxSuppressionV3", dict(v3, boxes=f(8, 3)), error=True)
+    case("nmsv3_scores_mismatch", "NonMaxSuppressionV3", dict(v3, scores=f(7)), error=True)
+    case("nmsv3_negative_max", "NonMaxSuppressionV3", dict(v3, max_output_size=c(-1)), error=True)
+    case("nmsv4_padded", "NonMaxSuppressionV4", dict(v3, max_output_size=c(7)), {"pad_to_max_output_size": True})
+    case("nmsv4_unpadded", "NonMaxSuppressionV4", v3)
+    case("nmsv4_padded_empty", "NonMaxSuppressionV4", dict(v3, boxes=f(0, 4), scores=f(0)),
+         {"pad_to_max_output_size": True})
+    v5 = dict(v3, soft_nms_sigma=c(0.0, F32))
+    case("nmsv5_hard", "NonMaxSuppressionV5", v5)
+    case("nmsv5_soft", "NonMaxSuppressionV5", dict(v5, soft_nms_sigma=c(0.5, F32), max_output_size=c(8),
+                                                    score_threshold=c(0.1, F32)))
+    case("nmsv5_soft_padded", "NonMaxSuppressionV5",
+         {"boxes": f(20, 4, lo=0, hi=1), "scores": f(20, lo=0, hi=1), "max_output_size": c(25),
+          "iou_threshold": c(0.4, F32), "score_threshold": c(0.2, F32), "soft_nms_sigma": c(0.3, F32)},
+         {"pad_to_max_output_size": True})
+    case("nmsv5_negative_sigma", "NonMaxSuppressionV5", dict(v5, soft_nms_sigma=c(-0.5, F32)), error=True)
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
-              gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize]
+              gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
+              gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra]
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    # Optional family names (gen_op_cases.py dynamic nms ...) regenerate only those files.
+    only = set(sys.argv[1:])
     for g in GENERATORS:
-        g()
+        if not only or g.__name__[4:] in only:
+            g()
     total = 0
     for fam, cases in CASES.items():
         names = [cs["name"] for cs in cases]

@@ -4,7 +4,9 @@
 pub mod array;
 pub mod broadcast;
 pub mod math;
+pub mod math_extra;
 pub mod nn;
+pub mod num;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
@@ -69,4 +71,5 @@ pub fn register_all(reg: &mut Registry) {
     math::register(reg);
     reduce::register(reg);
     array::register(reg);
+    math_extra::register(reg);
 }

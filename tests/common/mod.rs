@@ -218,10 +218,16 @@ macro_rules! op_fixtures {
 
 op_fixtures!(
     "array",
+    "array_extra",
     "batchnorm",
     "binary",
     "compare",
     "conv",
+    "conv_transpose",
+    "dynamic",
+    "gather_nd",
+    "image_extra",
+    "math_extra",
     "matmul",
     "pool",
     "reduce",

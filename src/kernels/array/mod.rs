@@ -4,8 +4,11 @@
 
 pub mod assemble;
 mod concat;
+mod dynamic;
+mod extra;
 mod fill;
 mod gather;
+mod gather_nd;
 mod identity;
 mod pad;
 mod shape_ops;
@@ -32,6 +35,9 @@ pub fn register(reg: &mut Registry) {
     pad::register(reg);
     fill::register(reg);
     identity::register(reg);
+    gather_nd::register(reg);
+    dynamic::register(reg);
+    extra::register(reg);
 }
 
 /// Reads a 1-D int32/int64 input (shape, begin, perm...) as i64s; `what` names it in errors.

@@ -4,12 +4,15 @@
 pub mod activation;
 pub mod batchnorm;
 pub mod conv;
+pub mod conv_transpose;
 pub mod depthwise;
 pub mod fused;
 pub mod gemm;
 pub mod matmul;
+pub mod nms;
 pub mod pool;
 pub mod resize;
+pub mod resize_nearest;
 pub mod simd;
 pub mod window;
 
@@ -19,9 +22,12 @@ pub fn register(reg: &mut Registry) {
     activation::register(reg);
     batchnorm::register(reg);
     conv::register(reg);
+    conv_transpose::register(reg);
     depthwise::register(reg);
     fused::register(reg);
     matmul::register(reg);
+    nms::register(reg);
     pool::register(reg);
     resize::register(reg);
+    resize_nearest::register(reg);
 }
