@@ -114,9 +114,12 @@ fn attr(b: &mut Bytes, declared: AttrType) -> AttrValue {
 fuzz_target!(|data: &[u8]| {
     let mut b = Bytes(data);
     let names = registry().names();
-    let op = names[b.u8() as usize % names.len()];
+    // Two bytes: the registry has more than 256 ops.
+    let pick = b.u8() as usize | (b.u8() as usize) << 8;
+    let op = names[pick % names.len()];
     let def = registry().get(op).expect("registered");
-    let inputs: Vec<Tensor> = (0..b.u8() % 5).map(|_| tensor(&mut b)).collect();
+    // Up to 6 inputs (NonMaxSuppressionV5 has 6).
+    let inputs: Vec<Tensor> = (0..b.u8() % 7).map(|_| tensor(&mut b)).collect();
     let mut attrs: Vec<(&str, AttrValue)> = Vec::new();
     for a in &def.attrs {
         if b.u8() % 3 != 0 {

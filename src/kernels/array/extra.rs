@@ -351,15 +351,22 @@ fn depth_space(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> O
     }
     let bs = to_dim(bs, "block_size")?;
     let [n, h, w, c] = [x.dims()[0], x.dims()[1], x.dims()[2], x.dims()[3]];
+    // Output dims are products with the block size: checked, as the block size is any int.
+    let too_big = || invalid_argument(format!("{op}: block_size {bs} is too large"));
+    let bb = bs.checked_mul(bs).ok_or_else(too_big)?;
+    let (hb, wb, cb) = (
+        h.checked_mul(bs).ok_or_else(too_big)?,
+        w.checked_mul(bs).ok_or_else(too_big)?,
+        c.checked_mul(bb).ok_or_else(too_big)?,
+    );
     let (hw, cs) = (w * c, c as isize);
     let (view, strides, out): (Vec<usize>, Vec<isize>, Vec<usize>) = if op == "DepthToSpace" {
-        if c % (bs * bs) != 0 {
+        if c % bb != 0 {
             return Err(invalid_argument(format!(
-                "Input depth dimension {c} should be divisible by: {}",
-                bs * bs
+                "Input depth dimension {c} should be divisible by: {bb}"
             )));
         }
-        let oc = c / (bs * bs);
+        let oc = c / bb;
         // out[b, y*bs+i, x*bs+j, k] = in[b, y, x, (i*bs + j)*oc + k]
         (
             vec![n, h, bs, w, bs, oc],
@@ -371,7 +378,7 @@ fn depth_space(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> O
                 oc as isize,
                 1,
             ],
-            vec![n, h * bs, w * bs, oc],
+            vec![n, hb, wb, oc],
         )
     } else {
         if h % bs != 0 || w % bs != 0 {
@@ -390,7 +397,7 @@ fn depth_space(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> O
                 cs,
                 1,
             ],
-            vec![n, h / bs, w / bs, c * bs * bs],
+            vec![n, h / bs, w / bs, cb],
         )
     };
     Ok(vec![gather_strided(

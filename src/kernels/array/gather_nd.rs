@@ -108,11 +108,16 @@ fn gather_nd(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
             "Requested more than 0 entries, but params is empty.",
         ));
     }
-    let offs = if depth == 0 {
-        vec![0; n]
-    } else {
-        slice_offsets(&indices.to_i64_vec()?, depth, &pd[..depth], "param shape")?
-    };
+    if depth == 0 {
+        // Every (empty) index names all of params.
+        let plan = &mut |emit: &mut super::assemble::Emit<'_>| {
+            for _ in 0..n {
+                emit(0, 0, slice, 1);
+            }
+        };
+        return Ok(vec![assemble(&[params], params.dtype(), shape, plan)?]);
+    }
+    let offs = slice_offsets(&indices.to_i64_vec()?, depth, &pd[..depth], "param shape")?;
     Ok(vec![assemble(
         &[params],
         params.dtype(),
@@ -186,6 +191,8 @@ fn scatter_nd(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Ou
         .into_iter()
         .map(|d| super::to_dim(d, "shape dimension"))
         .collect::<Result<_>>()?;
+    // Validates the element count before anything is sized from it.
+    Shape::from_dims(&dims)?;
     let (offs, slice) = scatter_plan(&dims, indices, updates)?;
     fn run<T: Num>(u: &Tensor, dims: Vec<usize>, offs: &[usize], slice: usize) -> Result<Tensor> {
         let src = u.as_slice::<T>()?;
@@ -251,6 +258,7 @@ fn sparse_to_dense(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) 
         .into_iter()
         .map(|d| super::to_dim(d, "output_shape dimension"))
         .collect::<Result<_>>()?;
+    Shape::from_dims(&out_dims)?;
     if out_dims.len() != depth {
         return Err(invalid_argument(format!(
             "output_shape has incorrect number of elements: {} should be: {depth}",

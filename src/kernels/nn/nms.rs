@@ -8,7 +8,7 @@ use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::FLOAT;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{try_alloc, DType, Shape, Tensor};
 use std::collections::BinaryHeap;
 
 pub fn register(reg: &mut Registry) {
@@ -198,14 +198,17 @@ fn nms(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Ten
         }
     }
     let valid = picked.len();
-    if padded {
-        picked.resize(max_out, 0);
-        picked_scores.resize(max_out, 0.0);
+    // Padded outputs are sized by max_output_size: allocated fallibly (it can be any int32).
+    let len = if padded { max_out } else { valid };
+    let mut idx = try_alloc::<i32>(len)?;
+    for (d, &p) in idx.iter_mut().zip(&picked) {
+        *d = p as i32;
     }
-    let idx: Vec<i32> = picked.iter().map(|&p| p as i32).collect();
-    let mut out = vec![Tensor::from_slice(&[idx.len()], &idx)?];
+    let mut out = vec![Tensor::from_vec(Shape::from_dims(&[len])?, idx)?];
     if v5 {
-        out.push(Tensor::from_slice(&[picked_scores.len()], &picked_scores)?);
+        let mut sc = try_alloc::<f32>(len)?;
+        sc[..valid].copy_from_slice(&picked_scores);
+        out.push(Tensor::from_vec(Shape::from_dims(&[len])?, sc)?);
     }
     if op == "NonMaxSuppressionV4" || v5 {
         out.push(Tensor::scalar(valid as i32));

@@ -5,8 +5,8 @@ use crate::kernels::array::assemble::assemble;
 use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::ANY;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
-use crate::status::{invalid_argument, Result};
-use crate::tensor::{DType, Shape, Tensor};
+use crate::status::{invalid_argument, resource_exhausted, Result};
+use crate::tensor::{DType, Shape, Tensor, MAX_TENSOR_BYTES};
 
 pub fn register(reg: &mut Registry) {
     reg.add(
@@ -20,23 +20,28 @@ pub fn register(reg: &mut Registry) {
 }
 
 /// Source index of every output coordinate along one axis.
-fn sources(input: usize, output: usize, align: bool, half: bool) -> Vec<usize> {
+fn sources(input: usize, output: usize, align: bool, half: bool) -> Result<Vec<usize>> {
     let scale = if align && output > 1 {
         (input - 1) as f32 / (output - 1) as f32
     } else {
         input as f32 / output as f32
     };
-    (0..output)
-        .map(|o| {
-            let s = if half {
-                (o as f32 + 0.5) * scale
-            } else {
-                o as f32 * scale
-            };
-            let i = if align { s.round() } else { s.floor() } as i64;
-            i.clamp(0, input as i64 - 1) as usize
-        })
-        .collect()
+    let mut v = Vec::new();
+    v.try_reserve_exact(output).map_err(|_| {
+        resource_exhausted(format!(
+            "ResizeNearestNeighbor: cannot allocate the index table for an output size of {output}"
+        ))
+    })?;
+    v.extend((0..output).map(|o| {
+        let s = if half {
+            (o as f32 + 0.5) * scale
+        } else {
+            o as f32 * scale
+        };
+        let i = if align { s.round() } else { s.floor() } as i64;
+        i.clamp(0, input as i64 - 1) as usize
+    }));
+    Ok(v)
 }
 
 fn resize_nearest(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -78,7 +83,16 @@ fn resize_nearest(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Res
     if shape.num_elements() == 0 {
         return Ok(vec![assemble(&[], images.dtype(), shape, &mut |_| {})?]);
     }
-    let (ys, xs) = (sources(h, oh, align, half), sources(w, ow, align, half));
+    if shape
+        .num_elements()
+        .saturating_mul(images.dtype().size_of())
+        > MAX_TENSOR_BYTES
+    {
+        return Err(resource_exhausted(format!(
+            "ResizeNearestNeighbor: output {shape} is over the 2 GiB limit for one tensor"
+        )));
+    }
+    let (ys, xs) = (sources(h, oh, align, half)?, sources(w, ow, align, half)?);
     Ok(vec![assemble(
         &[images],
         images.dtype(),
