@@ -50,7 +50,7 @@ function toEagerError(e) {
   return e;
 }
 
-const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource'];
+const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8'];
 
 let exportsRef = null; // the wasm instance exports, after init()
 let initPromise = null;
@@ -304,11 +304,14 @@ const TYPED = {
   int32: Int32Array,
   int64: BigInt64Array,
   bool: Uint8Array,
+  // uint8 crosses into wasm as a Uint8ClampedArray (a Uint8Array there means bool).
+  uint8: Uint8ClampedArray,
 };
 
 function dtypeOfTyped(v) {
   if (v instanceof Float32Array || v instanceof Float64Array) return 'float32';
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) return 'int64';
+  if (v instanceof Uint8ClampedArray) return 'uint8';
   if (v instanceof Uint8Array) return 'bool';
   return 'int32';
 }
@@ -348,6 +351,9 @@ function toTyped(values, dtype) {
     throw new EagerError('InvalidArgument', `unsupported dtype '${dtype}' (supported: ${Object.keys(TYPED).join(', ')})`);
   }
   if (values instanceof T) return values;
+  if (dtype === 'uint8' && values instanceof Uint8Array) {
+    return new Uint8ClampedArray(values.buffer, values.byteOffset, values.length);
+  }
   try {
     if (dtype === 'int64') return BigInt64Array.from(values, (x) => BigInt(x));
     if (dtype === 'bool') return Uint8Array.from(values, (x) => (x ? 1 : 0));
@@ -411,7 +417,8 @@ export class EagerContext {
 
   /**
    * A tensor from a typed array, nested arrays or a scalar. dtype: from the typed array
-   * (Float32Array -> float32, Int32Array -> int32, BigInt64Array -> int64, Uint8Array -> bool),
+   * (Float32Array -> float32, Int32Array -> int32, BigInt64Array -> int64, Uint8Array -> bool,
+   * Uint8ClampedArray -> uint8; a Uint8Array with dtype 'uint8' is taken as bytes),
    * from the values (numbers -> float32, booleans -> bool, bigints -> int64), or the 3rd argument.
    */
   tensor(values, shape, dtype) {

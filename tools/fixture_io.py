@@ -16,6 +16,7 @@ DTYPE_NAMES = {
     np.dtype(np.int32): "int32",
     np.dtype(np.int64): "int64",
     np.dtype(np.bool_): "bool",
+    np.dtype(np.uint8): "uint8",
 }
 
 
@@ -41,7 +42,7 @@ def _fmt(arr):
         return ",".join(str(v) for v in flat)
     if dt == np.bool_:
         return ",".join("true" if v else "false" for v in flat)
-    if dt in (np.int32, np.int64):
+    if dt in (np.int32, np.int64, np.uint8):
         return ",".join(str(int(v)) for v in flat)
     raise TypeError("unsupported dtype %s" % dt)
 

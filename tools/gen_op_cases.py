@@ -1127,9 +1127,46 @@ def gen_image_extra():
     case("nmsv5_negative_sigma", "NonMaxSuppressionV5", dict(v5, soft_nms_sigma=c(-0.5, F32)), error=True)
 
 
+def gen_uint8():
+    family("uint8")
+    reseed(26)
+    U8 = np.uint8
+    px = _rng.integers(0, 256, (1, 4, 5, 3)).astype(U8)
+    case("cast_u8_to_f32", "Cast", {"x": px}, {"DstT": tf.float32})
+    case("cast_u8_to_i32", "Cast", {"x": px}, {"DstT": tf.int32})
+    case("cast_u8_to_bool", "Cast", {"x": c([0, 1, 255], U8)}, {"DstT": tf.bool})
+    case("cast_f32_to_u8", "Cast", {"x": c([0.0, 1.7, 254.9, 255.0, 12.5], F32)}, {"DstT": tf.uint8})
+    case("cast_i32_to_u8_wraps", "Cast", {"x": c([0, 255, 256, -1, 1000])}, {"DstT": tf.uint8})
+    case("cast_bool_to_u8", "Cast", {"x": c([True, False], B)}, {"DstT": tf.uint8})
+    case("resize_bilinear_u8", "ResizeBilinear", {"images": px, "size": c([7, 3])}, {"half_pixel_centers": True})
+    case("resize_nearest_u8", "ResizeNearestNeighbor", {"images": px, "size": c([8, 10])})
+    case("reshape_u8", "Reshape", {"tensor": px, "shape": c([4, -1])})
+    case("expanddims_u8", "ExpandDims", {"input": c([1, 2], U8), "axis": c(0)})
+    case("concat_u8", "ConcatV2", {"values": [px, px], "axis": c(-1)})
+    case("transpose_u8", "Transpose", {"x": px, "perm": c([0, 3, 1, 2])})
+    case("stridedslice_u8_reverse_channels", "StridedSlice",
+         {"input": px, "begin": c([0, 0, 0, -1]), "end": c([0, 0, 0, -4]), "strides": c([1, 1, 1, -1])},
+         {"begin_mask": 7, "end_mask": 7})
+    case("gatherv2_u8", "GatherV2", {"params": px, "indices": c([2, 0]), "axis": c(2)})
+    case("pad_u8", "Pad", {"input": c([[1, 2], [3, 4]], U8), "paddings": c([[1, 0], [0, 2]])})
+    case("identity_u8", "Identity", {"input": px})
+    case("equal_u8", "Equal", {"x": c([0, 5, 255], U8), "y": c([0, 4, 255], U8)})
+    case("where_u8", "Where", {"condition": c([[0, 3], [7, 0]], U8)})
+    case("topk_u8", "TopKV2", {"input": c([[3, 200, 7, 200]], U8), "k": c(2)})
+    case("clip_u8", "ClipByValue", {"t": c([0, 10, 200, 255], U8), "clip_value_min": c(5, U8),
+                                     "clip_value_max": c(199, U8)})
+    case("onehot_u8_indices", "OneHot", {"indices": c([0, 2, 1], U8), "depth": c(3),
+                                         "on_value": c(1.0, F32), "off_value": c(0.0, F32)})
+    case("reversev2_u8", "ReverseV2", {"tensor": px, "axis": c([2])})
+    case("depthtospace_u8", "DepthToSpace", {"input": _rng.integers(0, 256, (1, 2, 2, 4)).astype(U8)},
+         {"block_size": 2})
+    case("unique_u8", "Unique", {"x": c([3, 3, 9, 0, 9], U8)})
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
-              gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra]
+              gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
+              gen_uint8]
 
 
 def main():

@@ -5,7 +5,7 @@
 use super::array::int_scalar;
 use super::broadcast::binary_map_fn;
 use super::math::unary_map_fn;
-use super::num::{norm_axis, prod, Num};
+use super::num::{norm_axis, prod, Num, WITH_U8};
 use super::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::{FLOAT, INDEX, NUMERIC};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -57,7 +57,7 @@ pub fn register(reg: &mut Registry) {
             .input("t", "T")
             .input("clip_value_min", "T")
             .input("clip_value_max", "T")
-            .type_attr("T", NUMERIC),
+            .type_attr("T", WITH_U8),
     );
     for name in ["Cumsum", "Cumprod"] {
         reg.add(

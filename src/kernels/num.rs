@@ -35,7 +35,7 @@ macro_rules! num_int {
         }
     )*};
 }
-num_int!(i32, i64);
+num_int!(i32, i64, u8);
 
 impl Num for f32 {
     const ZERO: Self = 0.0;
@@ -54,8 +54,11 @@ impl Num for f32 {
     }
 }
 
+/// The numeric dtypes with uint8 (image data): for ops that TF.js models apply to images.
+pub const WITH_U8: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::UInt8];
+
 /// Runs `$body` with `$T` bound to the element type of a numeric `$dtype` (float32, int32,
-/// int64); other dtypes are InvalidArgument naming `$op`.
+/// int64, uint8); other dtypes are InvalidArgument naming `$op`.
 #[macro_export]
 macro_rules! with_num {
     ($dtype:expr, $op:expr, $T:ident, $body:block) => {
@@ -70,6 +73,10 @@ macro_rules! with_num {
             }
             $crate::tensor::DType::Int64 => {
                 type $T = i64;
+                $body
+            }
+            $crate::tensor::DType::UInt8 => {
+                type $T = u8;
                 $body
             }
             d => Err($crate::kernels::num::unsupported($op, d)),

@@ -162,6 +162,7 @@ pub fn tensor_from_json(v: &Value) -> Tensor {
         DType::Int32 => Data::I32(data.iter().map(|x| num(x) as i32).collect()),
         DType::Int64 => Data::I64(data.iter().map(|x| num(x) as i64).collect()),
         DType::Bool => Data::Bool(data.iter().map(|x| num(x) != 0.0).collect()),
+        DType::UInt8 => Data::U8(data.iter().map(|x| num(x) as u8).collect()),
         DType::Resource => panic!("resource in fixture"),
     };
     Tensor::new(shape, d).expect("fixture tensor")
@@ -204,6 +205,7 @@ pub fn compare(got: &Tensor, want: &Tensor, atol: f32, rtol: f32) -> Result<(), 
         (Data::I32(g), Data::I32(w)) if g == w => Ok(()),
         (Data::I64(g), Data::I64(w)) if g == w => Ok(()),
         (Data::Bool(g), Data::Bool(w)) if g == w => Ok(()),
+        (Data::U8(g), Data::U8(w)) if g == w => Ok(()),
         (g, w) => Err(format!("values differ: got {g:?}, expected {w:?}")),
     }
 }
@@ -233,6 +235,7 @@ op_fixtures!(
     "reduce",
     "resize",
     "softmax",
+    "uint8",
     "unary",
 );
 

@@ -1,11 +1,11 @@
 //! Ops whose output shape depends on the values: Where, TopKV2, Unique, UniqueV2, ListDiff. The
 //! selection is computed on dtype-agnostic keys or indices; values move through `assemble`.
 
-use super::super::num::{int_tensor, norm_axis, prod, Num};
+use super::super::num::{int_tensor, norm_axis, prod, Num, WITH_U8};
 use super::super::{KernelContext, KernelFactory::Simple};
 use super::assemble::assemble;
 use super::{int_scalar, int_vector};
-use crate::ops::def::{ANY, INDEX, NUMERIC};
+use crate::ops::def::{ANY, INDEX};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Shape, Tensor};
@@ -24,7 +24,7 @@ pub fn register(reg: &mut Registry) {
             .input("input", "T")
             .input("k", "Tk")
             .bool_attr("sorted", true)
-            .type_attr("T", NUMERIC)
+            .type_attr("T", WITH_U8)
             .type_attr_default("Tk", INDEX, DType::Int32)
             .type_attr_default("index_type", INDEX, DType::Int32),
     );
@@ -72,6 +72,11 @@ fn keys(t: &Tensor) -> Result<Vec<Option<u64>>> {
             .collect(),
         DType::Bool => t
             .as_slice::<bool>()?
+            .iter()
+            .map(|&v| Some(v as u64))
+            .collect(),
+        DType::UInt8 => t
+            .as_slice::<u8>()?
             .iter()
             .map(|&v| Some(v as u64))
             .collect(),

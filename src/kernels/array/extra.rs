@@ -50,7 +50,11 @@ pub fn register(reg: &mut Registry) {
             .input("off_value", "T")
             .int_attr("axis", Some(-1))
             .type_attr("T", ANY)
-            .type_attr_default("TI", INDEX, DType::Int64),
+            .type_attr_default(
+                "TI",
+                &[DType::Int32, DType::Int64, DType::UInt8],
+                DType::Int64,
+            ),
     );
     reg.add(
         OpBuilder::new("LinSpace", Simple(lin_space))
