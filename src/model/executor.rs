@@ -11,8 +11,13 @@ use std::cell::RefCell;
 
 /// Matches feeds to the signature inputs (by key, tensor name or node name) and checks dtype, rank
 /// and fixed dims.
-pub fn order_feeds(inputs: &[TensorInfo], feeds: Vec<(String, Tensor)>) -> Result<Vec<Tensor>> {
-    if feeds.len() != inputs.len() {
+pub fn order_feeds(
+    inputs: &[TensorInfo],
+    optional: &[bool],
+    feeds: Vec<(String, Tensor)>,
+) -> Result<Vec<Option<Tensor>>> {
+    let required = optional.iter().filter(|&&o| !o).count();
+    if feeds.len() > inputs.len() || feeds.len() < required {
         return Err(invalid_argument(format!(
             "model takes {} input{} ({}), got {}",
             inputs.len(),
@@ -42,7 +47,14 @@ pub fn order_feeds(inputs: &[TensorInfo], feeds: Vec<(String, Tensor)>) -> Resul
         check_input(&inputs[k], &t)?;
         ordered[k] = Some(t);
     }
-    Ok(ordered.into_iter().flatten().collect())
+    if let Some(k) = (0..inputs.len()).find(|&k| ordered[k].is_none() && !optional[k]) {
+        return Err(invalid_argument(format!(
+            "input '{}' is not fed (inputs: {})",
+            inputs[k].name,
+            names(inputs)
+        )));
+    }
+    Ok(ordered)
 }
 
 fn names(inputs: &[TensorInfo]) -> String {
@@ -114,7 +126,7 @@ fn run_op(
     }
 }
 
-pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<Tensor>> {
+pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Option<Tensor>]) -> Result<Vec<Tensor>> {
     let mut values: Vec<Option<Tensor>> = vec![None; g.uses.len()];
     let mut remaining = g.uses.clone();
     let mut args: Vec<Tensor> = Vec::new();
@@ -144,7 +156,19 @@ pub fn run(ctx: &mut EagerContext, g: &Loaded, feeds: &[Tensor]) -> Result<Vec<T
             }
         }
         let outs = match &node.kind {
-            NodeKind::Feed(k) => vec![feeds[*k].clone()],
+            NodeKind::Feed(k) => vec![feeds[*k]
+                .clone()
+                .ok_or_else(|| invalid_argument("a required input is not fed"))?],
+            NodeKind::FeedOr {
+                feed,
+                def,
+                attrs,
+                resolved,
+            } => match &feeds[*feed] {
+                Some(t) => vec![t.clone()],
+                None => run_op(ctx, def, (attrs, &g.attr_values), resolved, &args)
+                    .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
+            },
             NodeKind::Constant(t) => vec![t.clone()],
             NodeKind::Variable { handle, read } => {
                 ctx.execute_key(&g.read_keys[*read], std::slice::from_ref(handle))?

@@ -224,7 +224,15 @@ pub fn load<W: WeightSource + ?Sized>(
     let index = index_nodes(nodes)?;
     let edges = resolve_edges(nodes, &index)?;
 
-    let (inputs, outputs) = match &m.signature {
+    let (mut inputs, outputs) = match &m.signature {
+        // A signature listing outputs only takes the graph's Placeholders as inputs (TF.js).
+        Some(sig) if sig.inputs.is_empty() && !sig.outputs.is_empty() => (
+            default_signature(nodes)?.0,
+            sig.outputs
+                .iter()
+                .map(|(k, t)| tensor_info(k, t))
+                .collect::<Result<Vec<_>>>()?,
+        ),
         Some(sig) if !sig.inputs.is_empty() || !sig.outputs.is_empty() => (
             sig.inputs
                 .iter()
@@ -251,6 +259,13 @@ pub fn load<W: WeightSource + ?Sized>(
         Ok((i, r.output))
     };
     let output_refs = outputs.iter().map(locate).collect::<Result<Vec<_>>>()?;
+    // A PlaceholderWithDefault input may be left unfed (its default input runs instead); optional
+    // inputs go last, so a lone tensor feeds the first required one.
+    let is_optional = |info: &TensorInfo| {
+        locate(info).is_ok_and(|(i, _)| nodes[i].op == "PlaceholderWithDefault")
+    };
+    inputs.sort_by_key(|info| is_optional(info));
+    let optional: Vec<bool> = inputs.iter().map(is_optional).collect();
     let mut feed_of: HashMap<usize, usize, FastBuild> = HashMap::default();
     for (k, info) in inputs.iter().enumerate() {
         let (i, _) = locate(info)?;
@@ -265,6 +280,7 @@ pub fn load<W: WeightSource + ?Sized>(
         slots.iter().enumerate().map(|(i, s)| (s.name, i)).collect();
     enum Plan {
         Feed(usize),
+        FeedOr(usize, &'static ops::OpDef, Vec<(&'static str, u32)>),
         Weight(usize),
         Constant(Tensor),
         Op(&'static ops::OpDef, Vec<(&'static str, u32)>),
@@ -274,7 +290,12 @@ pub fn load<W: WeightSource + ?Sized>(
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
-            Plan::Feed(k)
+            if optional[k] {
+                let def = ops::lookup(&n.op)?;
+                Plan::FeedOr(k, def, node_attrs(n, def, &mut attr_pool)?)
+            } else {
+                Plan::Feed(k)
+            }
         } else if n.op == "Const" {
             // The inline value is parsed only when the weights don't provide one.
             match weight_of.get(&*n.name).ok_or_else(|| n.attr_value("value")) {
@@ -314,12 +335,52 @@ pub fn load<W: WeightSource + ?Sized>(
         plans.push(plan);
     }
 
-    // Data inputs as (position, output), flat; each position's outputs get value slots up to the
-    // highest one referenced, counted as uses (consumers among needed nodes, plus model outputs).
+    // A data input naming an output its producer does not have fails here, not at the first run.
+    let count_of = |p: usize| match &plans[p] {
+        Plan::Op(def, attrs) => {
+            super::arity::output_count(def.name, edges.data(order[p]).len(), |n| {
+                attrs
+                    .iter()
+                    .find(|(k, _)| *k == n)
+                    .map(|&(_, at)| &attr_pool.values[at as usize])
+            })
+        }
+        _ => 1,
+    };
     let mut position = vec![usize::MAX; nodes.len()];
     for (p, &i) in order.iter().enumerate() {
         position[i] = p;
     }
+    for &i in &order {
+        for &(s, o) in edges.data(i) {
+            let have = count_of(position[s]);
+            if o >= have {
+                return Err(invalid_argument(format!(
+                    "node '{}' reads output {o} of node '{}' ({}), which has {have} output{}",
+                    nodes[i].name,
+                    nodes[s].name,
+                    nodes[s].op,
+                    if have == 1 { "" } else { "s" }
+                )));
+            }
+        }
+    }
+    for (info, &(s, o)) in outputs.iter().zip(&output_refs) {
+        let have = count_of(position[s]);
+        if o >= have {
+            return Err(invalid_argument(format!(
+                "signature output '{}' names output {o} of node '{}' ({}), which has {have} \
+                 output{}",
+                info.name,
+                nodes[s].name,
+                nodes[s].op,
+                if have == 1 { "" } else { "s" }
+            )));
+        }
+    }
+
+    // Data inputs as (position, output), flat; each position's outputs get value slots up to the
+    // highest one referenced, counted as uses (consumers among needed nodes, plus model outputs).
     let mut inputs_flat: Vec<(usize, usize)> = Vec::new();
     let mut input_ranges = Vec::with_capacity(order.len());
     for &i in &order {
@@ -368,6 +429,12 @@ pub fn load<W: WeightSource + ?Sized>(
     {
         let kind = match plan {
             Plan::Feed(k) => NodeKind::Feed(k),
+            Plan::FeedOr(feed, def, attrs) => NodeKind::FeedOr {
+                feed,
+                def,
+                attrs,
+                resolved: RefCell::new(Memo::NeverRun),
+            },
             Plan::Constant(t) => NodeKind::Constant(t),
             Plan::Op(def, attrs) => NodeKind::Op {
                 def,
@@ -410,6 +477,7 @@ pub fn load<W: WeightSource + ?Sized>(
             attr_values: attr_pool.values,
         }),
         inputs,
+        optional,
         outputs,
         weight_bytes,
     })
