@@ -63,6 +63,12 @@ model_tests! {
     lstm_matches_tf: "lstm",
     conv_variants_match_tf: "conv_variants",
     layer_norm_keras_matches_tf: "layer_norm_keras",
+    unet_transpose_matches_tf: "unet_transpose",
+    keypoint_decoder_matches_tf: "keypoint_decoder",
+    detector_head_matches_tf: "detector_head",
+    upsample_d2s_matches_tf: "upsample_d2s",
+    uint8_image_matches_tf: "uint8_image",
+    misc_ops_match_tf: "misc_ops",
 }
 
 #[test]

@@ -290,6 +290,12 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("mobilenet"),
     model_fixture!("tensor_ops"),
     model_fixture!("tensor_ops2"),
+    model_fixture!("unet_transpose"),
+    model_fixture!("keypoint_decoder"),
+    model_fixture!("detector_head"),
+    model_fixture!("upsample_d2s"),
+    model_fixture!("uint8_image"),
+    model_fixture!("misc_ops"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized
