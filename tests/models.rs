@@ -69,6 +69,7 @@ model_tests! {
     upsample_d2s_matches_tf: "upsample_d2s",
     uint8_image_matches_tf: "uint8_image",
     misc_ops_match_tf: "misc_ops",
+    bert_tiny_matches_tf: "bert_tiny",
 }
 
 #[test]

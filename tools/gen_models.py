@@ -509,6 +509,29 @@ def build_misc_ops():
                        "labels": np.array([0, 5, 7], np.int32)}
 
 
+def build_bert_tiny():
+    """A small BERT-style encoder: token + segment (OneHot @ table) + position embeddings,
+    layer norm, multi-head self-attention (Einsum), GELU (Erf) feed-forward, residuals."""
+    seed(17)
+    ids = keras.Input((8,), dtype="int32", name="ids")
+    seg = keras.Input((8,), dtype="int32", name="segments")
+    tok = L.Embedding(30, 16)(ids)
+    seg_table = L.Dense(16, use_bias=False)
+    segv = seg_table(L.Lambda(lambda s: tf.one_hot(s, 2))(seg))
+    pos = L.Embedding(8, 16)(L.Lambda(lambda t: tf.range(tf.shape(t)[1])[None, :])(ids))
+    h = L.LayerNormalization(epsilon=1e-12)(L.Add()([tok, segv, pos]))
+    att = L.MultiHeadAttention(num_heads=2, key_dim=8)(h, h)
+    h = L.LayerNormalization(epsilon=1e-12)(L.Add()([h, att]))
+    ff = L.Dense(32, activation=lambda t: tf.nn.gelu(t, approximate=False))(h)
+    ff = L.Dense(16)(ff)
+    h = L.LayerNormalization(epsilon=1e-12)(L.Add()([h, ff]))
+    y = L.Dense(3, name="y")(h[:, 0])
+    m = randomize_biases(keras.Model([ids, seg], y), 999)
+    rng = np.random.default_rng(117)
+    return m, {"ids": rng.integers(0, 30, (2, 8)).astype(np.int32),
+               "segments": (np.arange(8)[None, :] >= np.array([[4], [6]])).astype(np.int32)}
+
+
 MODELS = {
     "mlp": build_mlp,
     "cnn": build_cnn,
@@ -525,6 +548,7 @@ MODELS = {
     "upsample_d2s": build_upsample_d2s,
     "uint8_image": build_uint8_image,
     "misc_ops": build_misc_ops,
+    "bert_tiny": build_bert_tiny,
 }
 # quantized variants: name -> (base model, converter flags, dequantization kind)
 QUANTIZED = {

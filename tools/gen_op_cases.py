@@ -1163,10 +1163,38 @@ def gen_uint8():
     case("unique_u8", "Unique", {"x": c([3, 3, 9, 0, 9], U8)})
 
 
+def gen_einsum():
+    family("einsum")
+    reseed(27)
+    for name, eq, shapes in [
+        ("matmul", "ab,bc->ac", [(3, 4), (4, 5)]),
+        ("dense_3d", "abc,cd->abd", [(2, 3, 4), (4, 5)]),
+        ("mha_query", "abc,cde->abde", [(2, 5, 8), (8, 2, 4)]),
+        ("mha_scores", "aecd,abcd->acbe", [(2, 5, 2, 4), (2, 6, 2, 4)]),
+        ("mha_context", "acbe,aecd->abcd", [(2, 2, 6, 5), (2, 5, 2, 4)]),
+        ("mha_output", "abcd,cde->abe", [(2, 5, 2, 4), (2, 4, 8)]),
+        ("batch_matmul", "bij,bjk->bik", [(3, 2, 4), (3, 4, 5)]),
+        ("ellipsis_bcast", "...ij,...jk->...ik", [(2, 1, 3, 4), (3, 4, 2)]),
+        ("transpose", "ij->ji", [(3, 5)]),
+        ("sum_all", "ij->", [(3, 5)]),
+        ("row_sum", "abc->ac", [(2, 3, 4)]),
+        ("dot", "i,i->", [(7,), (7,)]),
+        ("outer", "i,j->ij", [(3,), (4,)]),
+        ("sum_only_in_a", "abc,cd->ad", [(2, 3, 4), (4, 5)]),
+        ("empty_batch", "bij,bjk->bik", [(0, 2, 3), (0, 3, 4)]),
+        ("empty_contraction", "ij,jk->ik", [(2, 0), (0, 3)]),
+    ]:
+        case("einsum_" + name, "Einsum", {"inputs": [f(*s) for s in shapes]}, {"equation": eq})
+    case("einsum_dim_mismatch", "Einsum", {"inputs": [f(2, 3), f(4, 2)]}, {"equation": "ij,jk->ik"},
+         error=True)
+    case("einsum_rank_mismatch", "Einsum", {"inputs": [f(2, 3, 1), f(3, 2)]}, {"equation": "ij,jk->ik"},
+         error=True)
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
-              gen_uint8]
+              gen_uint8, gen_einsum]
 
 
 def main():

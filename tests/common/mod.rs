@@ -227,6 +227,7 @@ op_fixtures!(
     "conv",
     "conv_transpose",
     "dynamic",
+    "einsum",
     "gather_nd",
     "image_extra",
     "math_extra",
@@ -296,6 +297,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("upsample_d2s"),
     model_fixture!("uint8_image"),
     model_fixture!("misc_ops"),
+    model_fixture!("bert_tiny"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized

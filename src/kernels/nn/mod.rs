@@ -6,6 +6,7 @@ pub mod batchnorm;
 pub mod conv;
 pub mod conv_transpose;
 pub mod depthwise;
+pub mod einsum;
 pub mod fused;
 pub mod gemm;
 pub mod matmul;
@@ -24,6 +25,7 @@ pub fn register(reg: &mut Registry) {
     conv::register(reg);
     conv_transpose::register(reg);
     depthwise::register(reg);
+    einsum::register(reg);
     fused::register(reg);
     matmul::register(reg);
     nms::register(reg);
