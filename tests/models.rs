@@ -70,6 +70,7 @@ model_tests! {
     uint8_image_matches_tf: "uint8_image",
     misc_ops_match_tf: "misc_ops",
     bert_tiny_matches_tf: "bert_tiny",
+    frozen_no_inputs_matches_tf: "frozen_no_inputs",
 }
 
 #[test]

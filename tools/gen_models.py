@@ -550,6 +550,63 @@ MODELS = {
     "misc_ops": build_misc_ops,
     "bert_tiny": build_bert_tiny,
 }
+# Frozen graphs (tf_frozen_model conversion): model.json has a signature with outputs only, as older
+# TF.js models do; inputs are the graph's Placeholders (reference keys: node names).
+FROZEN = {}
+
+
+def frozen_model(fn):
+    FROZEN[fn.__name__[len("build_"):]] = fn
+    return fn
+
+
+@frozen_model
+def build_frozen_no_inputs():
+    rng = np.random.default_rng(418)
+    w = tf.Variable(rng.normal(size=(6, 5)).astype(np.float32))
+    b = tf.Variable(rng.normal(size=(5,)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 6], tf.float32, name="x"),
+                                  tf.TensorSpec([None, 5], tf.float32, name="bias2")])
+    def f(x, bias2):
+        h = tf.nn.relu(tf.matmul(x, w) + b)
+        return tf.identity(tf.nn.softmax(h + bias2), name="probs")
+
+    rng = np.random.default_rng(118)
+    return f, {"x": rng.normal(size=(2, 6)).astype(np.float32),
+               "bias2": rng.normal(size=(2, 5)).astype(np.float32)}
+
+
+def gen_frozen(name, tmp):
+    from tensorflow.python.framework.convert_to_constants import (
+        convert_variables_to_constants_v2)
+    fn, inputs = FROZEN[name]()
+    cf = fn.get_concrete_function()
+    frozen = convert_variables_to_constants_v2(cf)
+    gd = frozen.graph.as_graph_def()
+    tf.io.write_graph(gd, tmp, name + ".pb", as_text=False)
+    out_nodes = [t.name.split(":")[0] for t in frozen.outputs]
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0", TF_CPP_MIN_LOG_LEVEL="2")
+    exe = os.path.join(os.path.dirname(sys.executable), "tensorflowjs_converter")
+    cdir = os.path.join(tmp, name + "_tfjs")
+    r = subprocess.run([exe, "--input_format=tf_frozen_model", "--output_format=tfjs_graph_model",
+                        "--output_node_names=" + ",".join(out_nodes),
+                        os.path.join(tmp, name + ".pb"), cdir],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit("converter failed for " + name)
+    dest = os.path.join(OUT, name)
+    install(cdir, dest)
+    mj = json.load(open(os.path.join(dest, "model.json")))
+    assert not mj["signature"].get("inputs"), mj["signature"]
+    outs = [o.numpy() for o in tf.nest.flatten(fn(**{k: tf.constant(v) for k, v in inputs.items()}))]
+    ref_out = dict(zip(mj["signature"]["outputs"].keys(), outs))
+    write_reference(os.path.join(dest, "reference.json"), inputs, ref_out)
+    print("%s: %d nodes, ops: %s" % (name, len(mj["modelTopology"]["node"]), " ".join(model_ops(mj))))
+    check_close(name, tfjs_graph.run_model(dest, inputs), ref_out, rtol=1e-4, atol=1e-5)
+
+
 # quantized variants: name -> (base model, converter flags, dequantization kind)
 QUANTIZED = {
     "mlp_uint8": ("mlp", ["--quantize_uint8", "*"]),
@@ -652,12 +709,15 @@ def check_close(name, got, want, rtol, atol):
 
 
 def main(argv):
-    wanted = argv or list(MODELS) + list(QUANTIZED)
+    wanted = argv or list(MODELS) + list(QUANTIZED) + list(FROZEN)
     os.makedirs(OUT, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="gen_models_")
     built = {}
     try:
         for name in wanted:
+            if name in FROZEN:
+                gen_frozen(name, tmp)
+                continue
             base = QUANTIZED[name][0] if name in QUANTIZED else name
             if base not in built:
                 obj, inputs = MODELS[base]()

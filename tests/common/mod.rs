@@ -298,6 +298,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("uint8_image"),
     model_fixture!("misc_ops"),
     model_fixture!("bert_tiny"),
+    model_fixture!("frozen_no_inputs"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized
