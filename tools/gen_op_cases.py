@@ -1191,10 +1191,164 @@ def gen_einsum():
          error=True)
 
 
+def tfjs_case(name, op, inputs, attrs, outputs):
+    """A TF.js-only op (no TF kernel): attrs as a model.json node has them, outputs from the TF
+    computation the op stands for."""
+    CASES[_family].append({"name": name, "op": op, "attrs": attrs,
+                           "inputs": [fixture_io.tensor(x) for x in inputs],
+                           "outputs": [fixture_io.tensor(np.asarray(o)) for o in outputs]})
+
+
+def gen_math_more():
+    family("math_more")
+    reseed(28)
+    srt = np.sort(f(2, 6), axis=1)
+    vals = np.concatenate([srt[:, :2], f(2, 3)], axis=1).astype(F32)
+    for op in ("LowerBound", "UpperBound"):
+        n = op.lower()
+        case(n + "_float", op, {"sorted_inputs": srt, "values": vals})
+        case(n + "_int32_ties", op, {"sorted_inputs": c([[1, 2, 2, 2, 5]]), "values": c([[2, 0, 6, 5]])},
+             {"out_type": tf.int64})
+        case(n + "_empty_values", op, {"sorted_inputs": srt, "values": f(2, 0)})
+        case(n + "_batch_mismatch", op, {"sorted_inputs": srt, "values": f(3, 2)}, error=True)
+    m = f(2, 4, 5)
+    case("bandpart_lower1_upper2", "MatrixBandPart", {"input": m, "num_lower": c(1, I64), "num_upper": c(2, I64)})
+    case("bandpart_lower_only", "MatrixBandPart", {"input": m, "num_lower": c(-1, I64), "num_upper": c(0, I64)})
+    case("bandpart_int32_idx32", "MatrixBandPart", {"input": i(3, 3), "num_lower": c(0), "num_upper": c(-1)})
+    case("bandpart_too_big", "MatrixBandPart", {"input": m, "num_lower": c(5, I64), "num_upper": c(0, I64)},
+         error=True)
+    case("euclidean_axis1", "EuclideanNorm", {"input": f(3, 4, 2), "axis": c(1)})
+    case("euclidean_keep_neg", "EuclideanNorm", {"input": f(3, 4), "axis": c([-1])},
+         {"keep_dims": True})
+    case("euclidean_all", "EuclideanNorm", {"input": f(2, 3), "axis": c([0, 1], I64)})
+    case("euclidean_empty_axes", "EuclideanNorm", {"input": f(2, 3), "axis": c([], I32)})
+    arr = c([1, 1, 3, 0, 7, 2, 3])
+    case("bincount_counts", "Bincount", {"arr": arr, "size": c(5), "weights": c([], F32)})
+    case("bincount_weights", "Bincount", {"arr": arr, "size": c(4), "weights": f(7)})
+    case("bincount_int32_weights", "Bincount", {"arr": c([[0, 1], [1, 1]]), "size": c(3), "weights": c([[1, 2], [3, 4]])})
+    case("bincount_negative", "Bincount", {"arr": c([1, -1]), "size": c(3), "weights": c([], F32)}, error=True)
+    case("densebincount_1d", "DenseBincount", {"input": c([0, 2, 2, 9]), "size": c(4), "weights": c([], F32)})
+    case("densebincount_2d_binary", "DenseBincount", {"input": c([[0, 2, 2], [1, 1, 3]], I64), "size": c(4, I64),
+                                                      "weights": c([], I32)}, {"binary_output": True})
+    case("densebincount_2d_weights", "DenseBincount", {"input": c([[0, 2, 2], [1, 1, 3]]), "size": c(3),
+                                                       "weights": f(2, 3)})
+    x = f(3, 5, scale=3.0)
+    case("fakequant_default", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(-2.0, F32), "max": c(3.0, F32)})
+    case("fakequant_4bit_narrow", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(-1.0, F32), "max": c(1.5, F32)},
+         {"num_bits": 4, "narrow_range": True})
+    case("fakequant_positive_range", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(0.5, F32), "max": c(4.0, F32)})
+    case("fakequant_bad_bits", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(-1.0, F32), "max": c(1.0, F32)},
+         {"num_bits": 1}, error=True)
+    img = f(2, 3, 4, 7)
+    case("lrn_default", "LRN", {"input": img})
+    case("lrn_radius2", "LRN", {"input": img}, {"depth_radius": 2, "bias": 2.0, "alpha": 0.1, "beta": 0.75})
+    case("lrn_radius0", "LRN", {"input": f(1, 2, 2, 3)}, {"depth_radius": 0})
+    case("lrn_rank3", "LRN", {"input": f(2, 3, 4)}, error=True)
+
+
+def gen_sparse():
+    family("sparse")
+    reseed(29)
+    data = f(5, 3)
+    case("sss_basic", "SparseSegmentSum", {"data": data, "indices": c([0, 1, 4, 2]), "segment_ids": c([0, 0, 1, 3])})
+    case("sss_int32_idx64", "SparseSegmentSum", {"data": i(4, 2), "indices": c([3, 3, 0], I64),
+                                                 "segment_ids": c([0, 1, 1], I64)})
+    case("sss_empty", "SparseSegmentSum", {"data": data, "indices": c([], I32), "segment_ids": c([], I32)})
+    case("sss_unsorted", "SparseSegmentSum", {"data": data, "indices": c([0, 1]), "segment_ids": c([1, 0])}, error=True)
+    case("sss_bad_index", "SparseSegmentSum", {"data": data, "indices": c([0, 5]), "segment_ids": c([0, 0])}, error=True)
+    case("ssm_basic", "SparseSegmentMean", {"data": data, "indices": c([0, 1, 4, 2, 3]), "segment_ids": c([0, 0, 0, 2, 2])})
+    case("ssm_1d", "SparseSegmentMean", {"data": f(6), "indices": c([5, 0]), "segment_ids": c([1, 1])})
+    case("ssm_3d", "SparseSegmentMean", {"data": f(3, 2, 2), "indices": c([2, 1]), "segment_ids": c([0, 1])})
+    ind = c([[0, 0, 1], [0, 1, 0], [1, 2, 3]], I64)
+    case("sparsereshape_flatten", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
+                                                    "new_shape": c([2, -1], I64)})
+    case("sparsereshape_split", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
+                                                  "new_shape": c([4, 3, 2], I64)})
+    case("sparsereshape_empty", "SparseReshape", {"input_indices": c(np.zeros((0, 2)), I64),
+                                                  "input_shape": c([3, 4], I64), "new_shape": c([-1], I64)})
+    case("sparsereshape_bad", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
+                                                "new_shape": c([5, -1], I64)}, error=True)
+    sind = c([[1, 0], [1, 3], [3, 1], [0, 2]], I64)
+    case("sfer_float", "SparseFillEmptyRows", {"indices": sind, "values": f(4), "dense_shape": c([5, 4], I64),
+                                               "default_value": c(-1.0, F32)})
+    case("sfer_int32_none_empty", "SparseFillEmptyRows", {"indices": c([[0, 0], [1, 1]], I64), "values": c([3, 4]),
+                                                          "dense_shape": c([2, 2], I64), "default_value": c(0)})
+    case("sfer_all_empty", "SparseFillEmptyRows", {"indices": c(np.zeros((0, 2)), I64), "values": c([], F32),
+                                                   "dense_shape": c([3, 2], I64), "default_value": c(7.0, F32)})
+    case("sfer_bad_row", "SparseFillEmptyRows", {"indices": c([[4, 0]], I64), "values": c([1.0], F32),
+                                                 "dense_shape": c([3, 2], I64), "default_value": c(0.0, F32)},
+         error=True)
+
+
+def gen_image_more():
+    family("image_more")
+    reseed(30)
+    img = f(2, 6, 7, 3)
+    boxes = c([[0.1, 0.2, 0.8, 0.9], [0.5, 0.5, 0.2, 0.1], [-0.2, 0.3, 1.3, 0.7], [0.3, 0.3, 0.3, 0.3]], F32)
+    bi = c([0, 1, 1, 0])
+    case("crop_bilinear", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": bi, "crop_size": c([4, 5])})
+    case("crop_nearest_extrap", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": bi, "crop_size": c([3, 3])},
+         {"method": "nearest", "extrapolation_value": -1.0})
+    case("crop_1x1", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": bi, "crop_size": c([1, 1])})
+    case("crop_int32_image", "CropAndResize", {"image": i(1, 4, 4, 2), "boxes": boxes[:2], "box_ind": c([0, 0]),
+                                               "crop_size": c([2, 3])})
+    case("crop_bad_box_index", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": c([0, 2, 0, 0]),
+                                                 "crop_size": c([2, 2])}, error=True)
+    x = f(2, 5, 6, 3)
+    for pad in ("SAME", "VALID"):
+        case("maxpoolargmax_%s" % pad.lower(), "MaxPoolWithArgmax", {"input": x},
+             {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": pad})
+    case("maxpoolargmax_batch_index_int32", "MaxPoolWithArgmax", {"input": x},
+         {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID", "include_batch_in_index": True,
+          "Targmax": tf.int32})
+    case("maxpoolargmax_ties", "MaxPoolWithArgmax", {"input": c(np.ones((1, 2, 2, 1)), F32)},
+         {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "VALID"})
+    filt = f(2, 3, 3, scale=0.5)
+    case("dilation_same", "Dilation2D", {"input": x, "filter": filt},
+         {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "SAME"})
+    case("dilation_valid_rate2_stride2", "Dilation2D", {"input": x, "filter": filt},
+         {"strides": [1, 2, 2, 1], "rates": [1, 2, 1, 1], "padding": "VALID"})
+    case("dilation_int32", "Dilation2D", {"input": i(1, 4, 4, 2), "filter": i(2, 2, 2)},
+         {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "VALID"})
+    case("dilation_depth_mismatch", "Dilation2D", {"input": x, "filter": f(2, 2, 2)},
+         {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "SAME"}, error=True)
+
+
+def gen_tfjs_only():
+    family("tfjs_only")
+    reseed(31)
+    T = lambda t: {"type": t}  # noqa: E731
+    for dt, np_dt, name in (("DT_FLOAT", F32, "float"), ("DT_INT32", I32, "int32"), ("DT_BOOL", B, "bool")):
+        tfjs_case("ones_" + name, "Ones", [c([2, 3])], {"T": T(dt)},
+                  [tf.ones([2, 3], tf.as_dtype(np_dt)).numpy()])
+        tfjs_case("zeros_" + name, "Zeros", [c([3, 1])], {"T": T(dt)},
+                  [tf.zeros([3, 1], tf.as_dtype(np_dt)).numpy()])
+    tfjs_case("ones_empty", "Ones", [c([0, 4])], {"T": T("DT_FLOAT")}, [np.ones((0, 4), F32)])
+    x, k = f(2, 9, 3), f(3, 3, 4)
+    for stride, pad, dil in ((1, "SAME", 1), (2, "VALID", 1), (1, "SAME", 2), (3, "SAME", 1)):
+        tfjs_case("conv1d_s%d_%s_d%d" % (stride, pad.lower(), dil), "Conv1D", [x, k],
+                  {"T": T("DT_FLOAT"), "stride": {"i": str(stride)}, "padding": {"s": _s(pad)},
+                   "data_format": {"s": _s("NWC")}, "dilation": {"i": str(dil)}},
+                  [tf.nn.conv1d(x, k, stride, pad, dilations=dil).numpy()])
+    xi, w = f(1, 6, 6, 3), f(3, 3, 3, 2)
+    for s, pad in ((1, "SAME"), (2, "VALID")):
+        tfjs_case("depthwiseconv2d_s%d_%s" % (s, pad.lower()), "DepthwiseConv2d", [xi, w],
+                  {"T": T("DT_FLOAT"), "strides": _ilist([1, s, s, 1]), "padding": {"s": _s(pad)},
+                   "data_format": {"s": _s("NHWC")}, "dilations": _ilist([1, 1, 1, 1])},
+                  [tf.raw_ops.DepthwiseConv2dNative(input=xi, filter=w, strides=[1, s, s, 1],
+                                                    padding=pad).numpy()])
+    tfjs_case("depthwiseconv2d_explicit", "DepthwiseConv2d", [xi, w],
+              {"T": T("DT_FLOAT"), "strides": _ilist([1, 1, 1, 1]), "padding": {"s": _s("EXPLICIT")},
+               "explicit_paddings": _ilist([0, 0, 1, 0, 2, 1, 0, 0]), "data_format": {"s": _s("NHWC")},
+               "dilations": _ilist([1, 1, 1, 1])},
+              [tf.raw_ops.DepthwiseConv2dNative(input=xi, filter=w, strides=[1, 1, 1, 1], padding="EXPLICIT",
+                                                explicit_paddings=[0, 0, 1, 0, 2, 1, 0, 0]).numpy()])
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
-              gen_uint8, gen_einsum]
+              gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only]
 
 
 def main():

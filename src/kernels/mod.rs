@@ -5,11 +5,13 @@ pub mod array;
 pub mod broadcast;
 pub mod math;
 pub mod math_extra;
+pub mod math_more;
 pub mod nn;
 pub mod num;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
+pub mod tfjs_only;
 pub mod vmath;
 
 use crate::ops::{NodeAttrs, Registry};
@@ -72,4 +74,6 @@ pub fn register_all(reg: &mut Registry) {
     reduce::register(reg);
     array::register(reg);
     math_extra::register(reg);
+    math_more::register(reg);
+    tfjs_only::register(reg);
 }

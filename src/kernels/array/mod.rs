@@ -13,6 +13,7 @@ mod identity;
 mod pad;
 mod shape_ops;
 mod slice;
+mod sparse;
 pub mod strided;
 mod transpose;
 
@@ -38,6 +39,7 @@ pub fn register(reg: &mut Registry) {
     gather_nd::register(reg);
     dynamic::register(reg);
     extra::register(reg);
+    sparse::register(reg);
 }
 
 /// Reads a 1-D int32/int64 input (shape, begin, perm...) as i64s; `what` names it in errors.

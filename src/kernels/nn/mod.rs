@@ -9,6 +9,7 @@ pub mod depthwise;
 pub mod einsum;
 pub mod fused;
 pub mod gemm;
+pub mod image_more;
 pub mod matmul;
 pub mod nms;
 pub mod pool;
@@ -27,6 +28,7 @@ pub fn register(reg: &mut Registry) {
     depthwise::register(reg);
     einsum::register(reg);
     fused::register(reg);
+    image_more::register(reg);
     matmul::register(reg);
     nms::register(reg);
     pool::register(reg);
