@@ -1345,10 +1345,37 @@ def gen_tfjs_only():
                                                 explicit_paddings=[0, 0, 1, 0, 2, 1, 0, 0]).numpy()])
 
 
+def gen_volume():
+    family("volume")
+    reseed(32)
+    x = f(1, 4, 5, 4, 3)
+    for pad in ("SAME", "VALID"):
+        for s in (1, 2):
+            case("conv3d_k3_s%d_%s" % (s, pad.lower()), "Conv3D", {"input": x, "filter": f(3, 3, 2, 3, 4)},
+                 {"strides": [1, s, s, s, 1], "padding": pad})
+    case("conv3d_rect_stride", "Conv3D", {"input": x, "filter": f(2, 1, 3, 3, 2)},
+         {"strides": [1, 1, 2, 3, 1], "padding": "SAME"})
+    case("conv3d_dilated", "Conv3D", {"input": x, "filter": f(2, 2, 2, 3, 2)},
+         {"strides": [1, 1, 1, 1, 1], "padding": "VALID", "dilations": [1, 2, 2, 1, 1]}, error=True)
+    case("conv3d_empty_batch", "Conv3D", {"input": f(0, 3, 3, 3, 2), "filter": f(2, 2, 2, 2, 2)},
+         {"strides": [1, 1, 1, 1, 1], "padding": "SAME"})
+    case("conv3d_depth_mismatch", "Conv3D", {"input": x, "filter": f(2, 2, 2, 2, 2)},
+         {"strides": [1, 1, 1, 1, 1], "padding": "SAME"}, error=True)
+    for op in ("MaxPool3D", "AvgPool3D"):
+        n = op.lower()
+        case(n + "_same_s2", op, {"input": x}, {"ksize": [1, 3, 3, 3, 1], "strides": [1, 2, 2, 2, 1], "padding": "SAME"})
+        case(n + "_valid", op, {"input": x}, {"ksize": [1, 2, 3, 2, 1], "strides": [1, 1, 2, 1, 1], "padding": "VALID"})
+        case(n + "_1x1x1", op, {"input": f(1, 2, 2, 2, 5)}, {"ksize": [1, 1, 1, 1, 1], "strides": [1, 1, 1, 1, 1],
+                                                            "padding": "VALID"})
+        case(n + "_rank4", op, {"input": f(2, 3, 3, 3)}, {"ksize": [1, 1, 1, 1, 1], "strides": [1, 1, 1, 1, 1],
+                                                         "padding": "VALID"}, error=True)
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
-              gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only]
+              gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only,
+              gen_volume]
 
 
 def main():

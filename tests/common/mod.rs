@@ -242,6 +242,7 @@ op_fixtures!(
     "tfjs_only",
     "uint8",
     "unary",
+    "volume",
 );
 
 pub struct ModelFixture {

@@ -16,6 +16,7 @@ pub mod pool;
 pub mod resize;
 pub mod resize_nearest;
 pub mod simd;
+pub mod volume;
 pub mod window;
 
 use crate::ops::Registry;
@@ -34,4 +35,5 @@ pub fn register(reg: &mut Registry) {
     pool::register(reg);
     resize::register(reg);
     resize_nearest::register(reg);
+    volume::register(reg);
 }
