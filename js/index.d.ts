@@ -20,7 +20,8 @@ export class EagerError extends Error {
   readonly code: StatusCode;
 }
 
-export type DType = 'float32' | 'int32' | 'int64' | 'bool';
+/** 'uint8': from a Uint8ClampedArray, or a Uint8Array with dtype 'uint8' (a Uint8Array alone is bool). */
+export type DType = 'float32' | 'int32' | 'int64' | 'bool' | 'uint8';
 /** dtype of a tensor: a variable handle made by VarHandleOp has dtype 'resource'. */
 export type TensorDType = DType | 'resource';
 
@@ -47,6 +48,7 @@ export type DataTypeMap = {
   int32: Int32Array;
   int64: BigInt64Array;
   bool: Uint8Array;
+  uint8: Uint8Array;
   resource: never;
 };
 

@@ -63,6 +63,14 @@ model_tests! {
     lstm_matches_tf: "lstm",
     conv_variants_match_tf: "conv_variants",
     layer_norm_keras_matches_tf: "layer_norm_keras",
+    unet_transpose_matches_tf: "unet_transpose",
+    keypoint_decoder_matches_tf: "keypoint_decoder",
+    detector_head_matches_tf: "detector_head",
+    upsample_d2s_matches_tf: "upsample_d2s",
+    uint8_image_matches_tf: "uint8_image",
+    misc_ops_match_tf: "misc_ops",
+    bert_tiny_matches_tf: "bert_tiny",
+    frozen_no_inputs_matches_tf: "frozen_no_inputs",
 }
 
 #[test]
@@ -246,6 +254,18 @@ fn malformed_models_fail_cleanly_and_leak_nothing() {
             Code::InvalidArgument,
         ),
         (
+            "input naming an output its producer lacks",
+            with(&|d| d["modelTopology"]["node"][8]["input"][0] = "x:1".into()),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
+            "signature output past its node's outputs",
+            with(&|d| d["signature"]["outputs"]["y"]["name"] = "Identity:2".into()),
+            f.weights.clone(),
+            Code::InvalidArgument,
+        ),
+        (
             "short shard",
             f.json.clone(),
             f.weights[..1000].to_vec(),
@@ -389,4 +409,51 @@ fn wrong_inputs_are_clear_errors() {
             &[1, 10]
         );
     }
+}
+
+/// TF.js: a signature listing outputs but no inputs takes the graph's Placeholders as inputs.
+#[test]
+fn signature_without_inputs_falls_back_to_placeholders() {
+    let f = fixture("mlp");
+    let mut doc: Value = serde_json::from_str(&f.json).unwrap();
+    doc["signature"].as_object_mut().unwrap().remove("inputs");
+    let mut ctx = EagerContext::default();
+    let mut model =
+        GraphModel::load(&mut ctx, &doc.to_string(), &f.weights, &mut |_, _| {}).unwrap();
+    assert_eq!(model.inputs().len(), 1);
+    assert_eq!(model.inputs()[0].tensor_name, "x:0");
+    let (inputs, want) = reference(&f.dir, "reference.json");
+    let got = model.predict(&mut ctx, inputs).unwrap();
+    common::compare(&got[0], &want[0].1, common::ATOL, common::RTOL).unwrap();
+    model.dispose(&mut ctx);
+}
+
+/// A PlaceholderWithDefault input may be fed (the feed wins) or left out (its default runs).
+#[test]
+fn placeholder_with_default_inputs_are_optional() {
+    let f = fixture("mlp");
+    let mut doc: Value = serde_json::from_str(&f.json).unwrap();
+    let nodes = doc["modelTopology"]["node"].as_array_mut().unwrap();
+    nodes.push(serde_json::json!({
+        "name": "x_default", "op": "Const",
+        "attr": {"dtype": {"type": "DT_FLOAT"}, "value": {"tensor": {"dtype": "DT_FLOAT",
+            "tensorShape": {"dim": [{"size": "2"}, {"size": "784"}]}, "floatVal": [0.25]}}}
+    }));
+    let x = nodes.iter_mut().find(|n| n["name"] == "x").unwrap();
+    x["op"] = "PlaceholderWithDefault".into();
+    x["input"] = serde_json::json!(["x_default"]);
+    let mut ctx = EagerContext::default();
+    let mut model =
+        GraphModel::load(&mut ctx, &doc.to_string(), &f.weights, &mut |_, _| {}).unwrap();
+    assert!(model.input_is_optional(0));
+    let (inputs, want) = reference(&f.dir, "reference.json");
+    let fed = model.predict(&mut ctx, inputs).unwrap();
+    common::compare(&fed[0], &want[0].1, common::ATOL, common::RTOL).unwrap();
+    let unfed = model.predict(&mut ctx, vec![]).unwrap();
+    let quarter = Tensor::from_slice(&[2, 784], &[0.25f32; 2 * 784]).unwrap();
+    let explicit = model
+        .predict(&mut ctx, vec![("x".to_string(), quarter)])
+        .unwrap();
+    common::compare(&unfed[0], &explicit[0], 0.0, 0.0).unwrap();
+    model.dispose(&mut ctx);
 }

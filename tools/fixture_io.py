@@ -16,7 +16,19 @@ DTYPE_NAMES = {
     np.dtype(np.int32): "int32",
     np.dtype(np.int64): "int64",
     np.dtype(np.bool_): "bool",
+    np.dtype(np.uint8): "uint8",
 }
+
+
+# The op cases may set this: NaN and infinities are then written as the strings "NaN",
+# "Infinity", "-Infinity" (which the Rust fixture reader accepts).
+NONFINITE_AS_STRINGS = False
+
+
+def _float(v):
+    if np.isfinite(v):
+        return str(v)
+    return '"NaN"' if np.isnan(v) else ('"Infinity"' if v > 0 else '"-Infinity"')
 
 
 def _fmt(arr):
@@ -24,11 +36,13 @@ def _fmt(arr):
     flat = arr.reshape(-1)
     if dt == np.float32:
         if not np.all(np.isfinite(flat)):
-            raise ValueError("non-finite float in fixture")
+            if not NONFINITE_AS_STRINGS:
+                raise ValueError("non-finite float in fixture")
+            return ",".join(_float(v) for v in flat)
         return ",".join(str(v) for v in flat)
     if dt == np.bool_:
         return ",".join("true" if v else "false" for v in flat)
-    if dt in (np.int32, np.int64):
+    if dt in (np.int32, np.int64, np.uint8):
         return ",".join(str(int(v)) for v in flat)
     raise TypeError("unsupported dtype %s" % dt)
 

@@ -364,6 +364,174 @@ def build_conv_variants():
     return m, {"x": rng.normal(size=(2, 16, 16, 3)).astype(np.float32)}
 
 
+# ---- models for op coverage (issue 16) ------------------------------------
+
+
+def build_unet_transpose():
+    """U-Net style segmenter: encoder convs + pool, a Conv2DTranspose decoder
+    (Conv2DBackpropInput) concatenated with the skip connection."""
+    seed(10)
+    x = keras.Input((16, 16, 3), name="x")
+    e1 = L.Conv2D(8, 3, padding="same", activation="relu")(x)            # 16x16x8
+    p1 = L.MaxPooling2D(2)(e1)                                            # 8x8x8
+    e2 = L.Conv2D(16, 3, padding="same", activation="relu")(p1)           # 8x8x16
+    p2 = L.MaxPooling2D(2)(e2)                                            # 4x4x16
+    b = L.Conv2D(16, 3, padding="same", activation="relu")(p2)            # 4x4x16
+    u2 = L.Conv2DTranspose(16, 3, strides=2, padding="same")(b)           # 8x8x16
+    d2 = L.Conv2D(16, 3, padding="same", activation="relu")(L.Concatenate()([u2, e2]))
+    u1 = L.Conv2DTranspose(8, 2, strides=2, padding="valid", activation="relu")(d2)  # 16x16x8
+    d1 = L.Conv2D(8, 3, padding="same", activation="relu")(L.Concatenate()([u1, e1]))
+    y = L.Conv2D(3, 1, activation="softmax", name="y")(d1)
+    m = randomize_biases(keras.Model(x, y), 999)
+    rng = np.random.default_rng(110)
+    return m, {"x": rng.normal(size=(2, 16, 16, 3)).astype(np.float32)}
+
+
+class KeypointDecoder(tf.Module):
+    """Heatmap peaks (ArgMax), their scores (GatherNd) and the best keypoints (TopKV2)."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(411)
+        self.w = tf.Variable(rng.normal(size=(1, 1, 6, 5)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 8, 8, 6], tf.float32, name="x")])
+    def serve(self, x):
+        heat = tf.nn.conv2d(x, self.w, 1, "SAME")                          # [N,8,8,5]
+        n = tf.shape(heat)[0]
+        flat_heat = tf.reshape(heat, [n, 64, 5])
+        idx = tf.argmax(flat_heat, axis=1, output_type=tf.int32)            # [N,5]
+        ys, xs = idx // 8, idx % 8
+        b = tf.broadcast_to(tf.range(n)[:, None], tf.shape(idx))
+        k = tf.broadcast_to(tf.range(5)[None, :], tf.shape(idx))
+        coords = tf.stack([b, ys, xs, k], axis=-1)                          # [N,5,4]
+        scores = tf.gather_nd(heat, coords)                                 # [N,5]
+        top = tf.math.top_k(scores, k=3)
+        return {"coords": tf.stack([ys, xs], -1), "scores": scores,
+                "top_values": top.values, "top_indices": top.indices}
+
+
+class DetectorHead(tf.Module):
+    """Box regression on anchors, soft-NMS (NonMaxSuppressionV5), GatherV2 of kept boxes, Where."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(412)
+        self.wb = tf.Variable(rng.normal(0, 0.1, (8, 4)).astype(np.float32))
+        self.ws = tf.Variable(rng.normal(0, 1.0, (8, 1)).astype(np.float32))
+        cy, cx = np.meshgrid(np.linspace(0.1, 0.9, 5), np.linspace(0.1, 0.9, 4), indexing="ij")
+        c = np.stack([cy.ravel(), cx.ravel()], -1)
+        self.anchors = tf.constant(np.concatenate([c - 0.15, c + 0.15], -1).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([20, 8], tf.float32, name="x")])
+    def serve(self, x):
+        boxes = self.anchors + tf.matmul(x, self.wb)                        # [20,4]
+        scores = tf.sigmoid(tf.matmul(x, self.ws))[:, 0]                    # [20]
+        sel, sel_scores = tf.image.non_max_suppression_with_scores(
+            boxes, scores, max_output_size=8, iou_threshold=0.5, score_threshold=0.2,
+            soft_nms_sigma=0.5)
+        kept = tf.gather(boxes, sel)
+        confident = tf.where(scores > 0.5)                                  # [k,1] int64
+        return {"selected": sel, "selected_scores": sel_scores, "kept_boxes": kept,
+                "confident": confident}
+
+
+def build_keypoint_decoder():
+    rng = np.random.default_rng(111)
+    return KeypointDecoder(), {"x": rng.normal(size=(2, 8, 8, 6)).astype(np.float32)}
+
+
+def build_detector_head():
+    rng = np.random.default_rng(112)
+    return DetectorHead(), {"x": rng.normal(size=(20, 8)).astype(np.float32)}
+
+
+def build_upsample_d2s():
+    """Super-resolution style head: conv to 4x channels, DepthToSpace, conv."""
+    seed(13)
+    x = keras.Input((8, 8, 3), name="x")
+    h = L.Conv2D(12, 3, padding="same", activation="relu")(x)
+    h = L.Lambda(lambda t: tf.nn.depth_to_space(t, 2))(h)                 # 16x16x3
+    y = L.Conv2D(3, 3, padding="same", name="y")(h)                       # (SpaceToDepth: not
+    #                                                 in the TF.js converter's op list)
+    m = randomize_biases(keras.Model(x, y), 999)
+    rng = np.random.default_rng(113)
+    return m, {"x": rng.normal(size=(2, 8, 8, 3)).astype(np.float32)}
+
+
+class Uint8Image(tf.Module):
+    """Fed uint8 pixels: Cast, scale, nearest and bilinear resize, a conv and a dense head."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(414)
+        self.k = tf.Variable(rng.normal(0, 0.3, (3, 3, 3, 4)).astype(np.float32))
+        self.d = tf.Variable(rng.normal(0, 0.3, (8, 3)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 12, 10, 3], tf.uint8, name="x")])
+    def serve(self, x):
+        small = tf.compat.v1.image.resize_nearest_neighbor(x, [6, 5], half_pixel_centers=True)
+        f = tf.cast(x, tf.float32) / 255.0
+        f = tf.image.resize(f, [8, 8])
+        h = tf.nn.relu(tf.nn.conv2d(f, self.k, 1, "SAME"))
+        pooled = tf.concat([tf.reduce_mean(h, [1, 2]), tf.reduce_max(h, [1, 2])], -1)
+        return {"y": tf.nn.softmax(tf.matmul(pooled, self.d)),
+                "small": tf.cast(small, tf.int32)}
+
+
+def build_uint8_image():
+    rng = np.random.default_rng(115)
+    return Uint8Image(), {"x": rng.integers(0, 256, (2, 12, 10, 3)).astype(np.uint8)}
+
+
+class MiscOps(tf.Module):
+    """The rarer ops a TF.js model meets, in one graph: math, scans, one-hot, reverse, clip."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 6], tf.float32, name="x"),
+                                  tf.TensorSpec([None], tf.int32, name="labels")])
+    def serve(self, x, labels):
+        u = tf.tanh(x) * 0.9
+        trig = tf.concat([tf.acos(u), tf.asin(u), tf.atan(x), tf.atanh(u), tf.cosh(u),
+                          tf.sinh(x), tf.tan(u), tf.math.expm1(u), tf.asinh(x),
+                          tf.acosh(tf.abs(x) + 1.0), tf.atan2(x, u + 2.0)], -1)
+        scans = tf.concat([tf.cumsum(x, axis=1), tf.math.cumprod(u, axis=-1, exclusive=True),
+                           tf.cumsum(x, axis=1, reverse=True)], -1)
+        misc = tf.concat([tf.clip_by_value(x, -0.5, 0.5), tf.math.floormod(x, 0.7),
+                          tf.math.divide_no_nan(x, tf.round(u)), tf.reverse(x, [-1]),
+                          tf.one_hot(labels, 6, on_value=2.0, off_value=-1.0)], -1)
+        flags = tf.cast(tf.math.is_finite(tf.math.log(x)), tf.float32)
+        return {"trig": trig, "scans": scans, "misc": misc, "flags": flags}
+
+
+def build_misc_ops():
+    rng = np.random.default_rng(116)
+    return MiscOps(), {"x": rng.normal(size=(3, 6)).astype(np.float32),
+                       "labels": np.array([0, 5, 7], np.int32)}
+
+
+def build_bert_tiny():
+    """A small BERT-style encoder: token + segment (OneHot @ table) + position embeddings,
+    layer norm, multi-head self-attention (Einsum), GELU (Erf) feed-forward, residuals."""
+    seed(17)
+    ids = keras.Input((8,), dtype="int32", name="ids")
+    seg = keras.Input((8,), dtype="int32", name="segments")
+    tok = L.Embedding(30, 16)(ids)
+    seg_table = L.Dense(16, use_bias=False)
+    segv = seg_table(L.Lambda(lambda s: tf.one_hot(s, 2))(seg))
+    pos = L.Embedding(8, 16)(L.Lambda(lambda t: tf.range(tf.shape(t)[1])[None, :])(ids))
+    h = L.LayerNormalization(epsilon=1e-12)(L.Add()([tok, segv, pos]))
+    att = L.MultiHeadAttention(num_heads=2, key_dim=8)(h, h)
+    h = L.LayerNormalization(epsilon=1e-12)(L.Add()([h, att]))
+    ff = L.Dense(32, activation=lambda t: tf.nn.gelu(t, approximate=False))(h)
+    ff = L.Dense(16)(ff)
+    h = L.LayerNormalization(epsilon=1e-12)(L.Add()([h, ff]))
+    y = L.Dense(3, name="y")(h[:, 0])
+    m = randomize_biases(keras.Model([ids, seg], y), 999)
+    rng = np.random.default_rng(117)
+    return m, {"ids": rng.integers(0, 30, (2, 8)).astype(np.int32),
+               "segments": (np.arange(8)[None, :] >= np.array([[4], [6]])).astype(np.int32)}
+
+
 MODELS = {
     "mlp": build_mlp,
     "cnn": build_cnn,
@@ -374,7 +542,71 @@ MODELS = {
     "lstm": build_lstm,
     "conv_variants": build_conv_variants,
     "layer_norm_keras": build_layer_norm_keras,
+    "unet_transpose": build_unet_transpose,
+    "keypoint_decoder": build_keypoint_decoder,
+    "detector_head": build_detector_head,
+    "upsample_d2s": build_upsample_d2s,
+    "uint8_image": build_uint8_image,
+    "misc_ops": build_misc_ops,
+    "bert_tiny": build_bert_tiny,
 }
+# Frozen graphs (tf_frozen_model conversion): model.json has a signature with outputs only, as older
+# TF.js models do; inputs are the graph's Placeholders (reference keys: node names).
+FROZEN = {}
+
+
+def frozen_model(fn):
+    FROZEN[fn.__name__[len("build_"):]] = fn
+    return fn
+
+
+@frozen_model
+def build_frozen_no_inputs():
+    rng = np.random.default_rng(418)
+    w = tf.Variable(rng.normal(size=(6, 5)).astype(np.float32))
+    b = tf.Variable(rng.normal(size=(5,)).astype(np.float32))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 6], tf.float32, name="x"),
+                                  tf.TensorSpec([None, 5], tf.float32, name="bias2")])
+    def f(x, bias2):
+        h = tf.nn.relu(tf.matmul(x, w) + b)
+        return tf.identity(tf.nn.softmax(h + bias2), name="probs")
+
+    rng = np.random.default_rng(118)
+    return f, {"x": rng.normal(size=(2, 6)).astype(np.float32),
+               "bias2": rng.normal(size=(2, 5)).astype(np.float32)}
+
+
+def gen_frozen(name, tmp):
+    from tensorflow.python.framework.convert_to_constants import (
+        convert_variables_to_constants_v2)
+    fn, inputs = FROZEN[name]()
+    cf = fn.get_concrete_function()
+    frozen = convert_variables_to_constants_v2(cf)
+    gd = frozen.graph.as_graph_def()
+    tf.io.write_graph(gd, tmp, name + ".pb", as_text=False)
+    out_nodes = [t.name.split(":")[0] for t in frozen.outputs]
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0", TF_CPP_MIN_LOG_LEVEL="2")
+    exe = os.path.join(os.path.dirname(sys.executable), "tensorflowjs_converter")
+    cdir = os.path.join(tmp, name + "_tfjs")
+    r = subprocess.run([exe, "--input_format=tf_frozen_model", "--output_format=tfjs_graph_model",
+                        "--output_node_names=" + ",".join(out_nodes),
+                        os.path.join(tmp, name + ".pb"), cdir],
+                       env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr)
+        raise SystemExit("converter failed for " + name)
+    dest = os.path.join(OUT, name)
+    install(cdir, dest)
+    mj = json.load(open(os.path.join(dest, "model.json")))
+    assert not mj["signature"].get("inputs"), mj["signature"]
+    outs = [o.numpy() for o in tf.nest.flatten(fn(**{k: tf.constant(v) for k, v in inputs.items()}))]
+    ref_out = dict(zip(mj["signature"]["outputs"].keys(), outs))
+    write_reference(os.path.join(dest, "reference.json"), inputs, ref_out)
+    print("%s: %d nodes, ops: %s" % (name, len(mj["modelTopology"]["node"]), " ".join(model_ops(mj))))
+    check_close(name, tfjs_graph.run_model(dest, inputs), ref_out, rtol=1e-4, atol=1e-5)
+
+
 # quantized variants: name -> (base model, converter flags, dequantization kind)
 QUANTIZED = {
     "mlp_uint8": ("mlp", ["--quantize_uint8", "*"]),
@@ -477,12 +709,15 @@ def check_close(name, got, want, rtol, atol):
 
 
 def main(argv):
-    wanted = argv or list(MODELS) + list(QUANTIZED)
+    wanted = argv or list(MODELS) + list(QUANTIZED) + list(FROZEN)
     os.makedirs(OUT, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="gen_models_")
     built = {}
     try:
         for name in wanted:
+            if name in FROZEN:
+                gen_frozen(name, tmp)
+                continue
             base = QUANTIZED[name][0] if name in QUANTIZED else name
             if base not in built:
                 obj, inputs = MODELS[base]()

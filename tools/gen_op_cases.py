@@ -750,14 +750,661 @@ def gen_resize():
                  {"images": wide, "size": c(size)}, {"half_pixel_centers": True})
 
 
+# ---- op coverage for TF.js models (issue 16) ---------------------------------
+
+def gen_math_extra():
+    family("math_extra")
+    reseed(20)
+    fixture_io.NONFINITE_AS_STRINGS = True
+    x = f(3, 5, scale=2.0)
+    unit = f(3, 5, lo=-0.99, hi=0.99)
+    big = f(2, 4, lo=1.01, hi=5.0)
+    edge = c([0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -3.0], F32)
+    for op, arg in (("Acos", unit), ("Asin", unit), ("Atan", x), ("Atanh", unit),
+                    ("Acosh", big), ("Asinh", x), ("Cosh", x), ("Sinh", x), ("Tan", unit),
+                    ("Expm1", x)):
+        n = op.lower()
+        case(n, op, {"x": arg})
+        case(n + "_edge", op, {"x": edge})
+        case(n + "_empty", op, {"x": f(0, 3)})
+    case("acos_out_of_domain_nan", "Acos", {"x": c([2.0, -1.5], F32)})
+    case("acosh_below_one_nan", "Acosh", {"x": c([0.5, 1.0], F32)})
+    case("atanh_one_inf", "Atanh", {"x": c([1.0, -1.0, 0.25], F32)})
+    special = c([0.0, np.nan, np.inf, -np.inf, -1.5, 3.0, -0.0], F32)
+    for op in ("IsNan", "IsInf", "IsFinite"):
+        n = op.lower()
+        case(n, op, {"x": special})
+        case(n + "_2d", op, {"x": f(2, 3)})
+        case(n + "_empty", op, {"x": f(0)})
+    case("atan2_same_shape", "Atan2", {"y": f(2, 3), "x": f(2, 3)})
+    case("atan2_bcast", "Atan2", {"y": f(3, 1), "x": f(4)})
+    case("atan2_zeros", "Atan2", {"y": c([0.0, 0.0, -0.0, 1.0, -1.0], F32),
+                                  "x": c([0.0, -1.0, -1.0, 0.0, 0.0], F32)})
+    case("mod_float", "Mod", {"x": f(2, 4, scale=5.0), "y": f(4, lo=0.5, hi=2.0)})
+    case("mod_float_neg", "Mod", {"x": c([-7.5, 7.5, -7.5, 7.5], F32), "y": c([2.0, -2.0, -2.0, 2.0], F32)})
+    case("mod_int32", "Mod", {"x": c([-7, 7, -7, 7, 0]), "y": c([3, -3, -3, 3, 5])})
+    case("mod_int64_bcast", "Mod", {"x": c([[-9, 9], [4, -4]], I64), "y": c([4], I64)})
+    case("mod_int_zero", "Mod", {"x": c([1, 2]), "y": c([1, 0])}, error=True)
+    case("divnonan_zero", "DivNoNan", {"x": c([1.0, -2.0, 0.0, 3.0], F32), "y": c([0.0, 4.0, 0.0, -0.5], F32)})
+    case("divnonan_bcast", "DivNoNan", {"x": f(3, 4), "y": c([[0.0], [2.0], [-1.0]], F32)})
+    case("divnonan_empty", "DivNoNan", {"x": f(0, 2), "y": f(2)})
+    case("bitwiseand_int32", "BitwiseAnd", {"x": c([12, -1, 7, 0]), "y": c([10, 5, -8, 3])})
+    case("bitwiseand_int64_bcast", "BitwiseAnd", {"x": c([[12, 255], [-16, 3]], I64), "y": c([6], I64)})
+    case("bitwiseand_shape_mismatch", "BitwiseAnd", {"x": c([1, 2]), "y": c([1, 2, 3])}, error=True)
+    case("clip_scalar_bounds", "ClipByValue", {"t": f(3, 4), "clip_value_min": c(-0.5, F32),
+                                               "clip_value_max": c(0.5, F32)})
+    case("clip_tensor_bounds", "ClipByValue", {"t": f(2, 3), "clip_value_min": f(2, 3, lo=-1, hi=0),
+                                               "clip_value_max": f(2, 3, lo=0, hi=1)})
+    case("clip_int32", "ClipByValue", {"t": i(7), "clip_value_min": c(-2), "clip_value_max": c(3)})
+    case("clip_int64_empty", "ClipByValue", {"t": c(np.zeros((0, 2)), I64), "clip_value_min": c(0, I64),
+                                             "clip_value_max": c(1, I64)})
+    case("clip_bad_shape", "ClipByValue", {"t": f(2, 3), "clip_value_min": f(3),
+                                           "clip_value_max": c(1.0, F32)}, error=True)
+    for op in ("Cumsum", "Cumprod"):
+        n = op.lower()
+        xx = f(2, 3, 4, lo=0.5, hi=1.5)
+        case(n + "_axis0", op, {"x": xx, "axis": c(0)})
+        case(n + "_axis_neg1", op, {"x": xx, "axis": c(-1)})
+        case(n + "_exclusive", op, {"x": xx, "axis": c(1)}, {"exclusive": True})
+        case(n + "_reverse", op, {"x": xx, "axis": c(2)}, {"reverse": True})
+        case(n + "_exclusive_reverse", op, {"x": xx, "axis": c(1, I64)},
+             {"exclusive": True, "reverse": True})
+        case(n + "_int32", op, {"x": i(2, 5, lo=-3, hi=4), "axis": c(1)})
+        case(n + "_int64", op, {"x": c([[1, 2, 3], [4, 5, 6]], I64), "axis": c(0)})
+        case(n + "_empty", op, {"x": f(0, 3), "axis": c(1)})
+        case(n + "_axis_out_of_range", op, {"x": xx, "axis": c(3)}, error=True)
+        case(n + "_axis_not_scalar", op, {"x": xx, "axis": c([0])}, error=True)
+    fixture_io.NONFINITE_AS_STRINGS = False
+
+
+def gen_gather_nd():
+    family("gather_nd")
+    reseed(21)
+    p = f(3, 4, 2)
+    case("gathernd_full_index", "GatherNd", {"params": p, "indices": c([[0, 1, 1], [2, 3, 0]])})
+    case("gathernd_slices", "GatherNd", {"params": p, "indices": c([[1], [0], [2]])})
+    case("gathernd_rows_batched", "GatherNd", {"params": p, "indices": c([[[0, 0], [2, 3]], [[1, 2], [1, 2]]], I64)})
+    case("gathernd_int32_params", "GatherNd", {"params": i(4, 3), "indices": c([[3, 2], [0, 0]])})
+    case("gathernd_bool_params", "GatherNd", {"params": b(2, 3), "indices": c([[1]])})
+    case("gathernd_empty_indices", "GatherNd", {"params": p, "indices": c(np.zeros((0, 2)), I32)})
+    case("gathernd_depth0", "GatherNd", {"params": f(2, 2), "indices": c(np.zeros((3, 0)), I32)})
+    case("gathernd_out_of_range", "GatherNd", {"params": p, "indices": c([[0, 4]])}, error=True)
+    case("gathernd_negative_index", "GatherNd", {"params": p, "indices": c([[-1]])}, error=True)
+    case("gathernd_depth_too_big", "GatherNd", {"params": f(2, 2), "indices": c([[0, 0, 0]])}, error=True)
+    case("scatternd_2d", "ScatterNd", {"indices": c([[0, 1], [2, 0]]), "updates": f(2), "shape": c([3, 2])})
+    case("scatternd_slices_dup_add", "ScatterNd", {"indices": c([[1], [3], [1]]), "updates": f(3, 2),
+                                                   "shape": c([4, 2])})
+    case("scatternd_1d_int32", "ScatterNd", {"indices": c([[4], [3], [1], [7]]), "updates": c([9, 10, 11, 12]),
+                                             "shape": c([8])})
+    case("scatternd_rank1_indices", "ScatterNd", {"indices": c([2, 1]), "updates": c([5.0], F32),
+                                                  "shape": c([3, 2])}, error=True)
+    case("scatternd_scalar_updates", "ScatterNd", {"indices": c([[2, 1]]), "updates": c(5.0, F32),
+                                                   "shape": c([3, 2])}, error=True)
+    case("scatternd_int64", "ScatterNd", {"indices": c([[0], [0]], I64), "updates": c([[1, 2], [3, 4]], I64),
+                                          "shape": c([2, 2], I64)})
+    case("scatternd_empty_updates", "ScatterNd", {"indices": c(np.zeros((0, 1)), I32), "updates": f(0, 3),
+                                                  "shape": c([2, 3])})
+    case("scatternd_out_of_range", "ScatterNd", {"indices": c([[5]]), "updates": f(1), "shape": c([4])},
+         error=True)
+    case("scatternd_bad_updates_shape", "ScatterNd", {"indices": c([[1]]), "updates": f(2), "shape": c([4])},
+         error=True)
+    t = f(4, 3)
+    case("tsu_rows", "TensorScatterUpdate", {"tensor": t, "indices": c([[1], [3]]), "updates": f(2, 3)})
+    case("tsu_elements", "TensorScatterUpdate", {"tensor": t, "indices": c([[0, 0], [3, 2]], I64),
+                                                  "updates": c([7.0, 8.0], F32)})
+    case("tsu_bool", "TensorScatterUpdate", {"tensor": b(3), "indices": c([[2]]), "updates": c([True], B)})
+    case("tsu_int32_empty", "TensorScatterUpdate", {"tensor": i(2, 2), "indices": c(np.zeros((0, 1)), I32),
+                                                     "updates": c(np.zeros((0, 2)), I32)})
+    case("tsu_out_of_range", "TensorScatterUpdate", {"tensor": t, "indices": c([[4]]), "updates": f(1, 3)},
+         error=True)
+    case("std_2d", "SparseToDense", {"sparse_indices": c([[0, 1], [1, 2], [2, 0]]), "output_shape": c([3, 4]),
+                                     "sparse_values": f(3), "default_value": c(-1.0, F32)})
+    case("std_1d_scalar_value", "SparseToDense", {"sparse_indices": c([1, 3], I64), "output_shape": c([5], I64),
+                                                  "sparse_values": c(7), "default_value": c(0)})
+    case("std_scalar_index", "SparseToDense", {"sparse_indices": c(2), "output_shape": c([4]),
+                                               "sparse_values": c(True, B), "default_value": c(False, B)})
+    case("std_unordered_novalidate", "SparseToDense", {"sparse_indices": c([3, 0]), "output_shape": c([4]),
+                                                       "sparse_values": f(2), "default_value": c(0.0, F32)},
+         {"validate_indices": False})
+    case("std_unordered", "SparseToDense", {"sparse_indices": c([3, 0]), "output_shape": c([4]),
+                                            "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
+    case("std_repeated", "SparseToDense", {"sparse_indices": c([1, 1]), "output_shape": c([4]),
+                                           "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
+    case("std_out_of_bounds", "SparseToDense", {"sparse_indices": c([1, 4]), "output_shape": c([4]),
+                                                "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
+
+
+def gen_dynamic():
+    family("dynamic")
+    reseed(22)
+    case("where_bool_2d", "Where", {"condition": b(3, 4)})
+    case("where_float_3d", "Where", {"condition": c([[[0.0, 1.5], [0.0, 0.0]], [[-2.0, 0.0], [0.0, 3.0]]], F32)})
+    case("where_int32_1d", "Where", {"condition": c([0, 3, 0, -1, 5])})
+    case("where_none_true", "Where", {"condition": c([False, False], B)})
+    case("where_empty", "Where", {"condition": b(0, 3)})
+    case("where_scalar_error", "Where", {"condition": c(True, B)}, error=True)
+    case("topk_sorted", "TopKV2", {"input": f(3, 8), "k": c(3)})
+    case("topk_ties_lower_index_first", "TopKV2", {"input": c([[1, 3, 2, 3, 3], [5, 5, 5, 1, 0]], F32), "k": c(4)})
+    case("topk_1d_int32", "TopKV2", {"input": c([4, -1, 9, 9, 2]), "k": c(2)})
+    case("topk_int64_index_type", "TopKV2", {"input": c([[4, 8, 1]], I64), "k": c(3, I64)},
+         {"index_type": tf.int64})
+    case("topk_k0", "TopKV2", {"input": f(2, 3), "k": c(0)})
+    case("topk_all_unsorted", "TopKV2", {"input": c([[3, 1, 2]], F32), "k": c(3)}, {"sorted": False})
+    case("topk_k_too_big", "TopKV2", {"input": f(2, 3), "k": c(4)}, error=True)
+    case("topk_k_negative", "TopKV2", {"input": f(2, 3), "k": c(-1)}, error=True)
+    case("topk_scalar_input", "TopKV2", {"input": c(1.0, F32), "k": c(1)}, error=True)
+    case("unique_int32", "Unique", {"x": c([1, 1, 2, 4, 4, 4, 7, 8, 8])})
+    case("unique_float_out_idx64", "Unique", {"x": c([2.5, -1.0, 2.5, 0.0, -0.0], F32)}, {"out_idx": tf.int64})
+    case("unique_bool", "Unique", {"x": c([True, False, True], B)})
+    case("unique_empty", "Unique", {"x": c([], I64)})
+    case("unique_2d_error", "Unique", {"x": c([[1, 2]])}, error=True)
+    m = c([[1, 0, 0], [1, 0, 0], [2, 0, 0]])
+    case("uniquev2_axis0", "UniqueV2", {"x": m, "axis": c([0], I64)})
+    case("uniquev2_axis1", "UniqueV2", {"x": m, "axis": c([1])})
+    case("uniquev2_axis_neg", "UniqueV2", {"x": m, "axis": c([-2], I64)})
+    case("uniquev2_no_axis_1d", "UniqueV2", {"x": c([3.0, 1.0, 3.0], F32), "axis": c([], I64)})
+    case("uniquev2_axis_out_of_range", "UniqueV2", {"x": m, "axis": c([2], I64)}, error=True)
+    case("listdiff_int32", "ListDiff", {"x": c([1, 2, 3, 4, 5, 6]), "y": c([1, 3, 5])})
+    case("listdiff_float_dups", "ListDiff", {"x": c([1.5, 2.0, 1.5, 3.0], F32), "y": c([2.0], F32)},
+         {"out_idx": tf.int64})
+    case("listdiff_all_removed", "ListDiff", {"x": c([1, 1], I64), "y": c([1, 2], I64)})
+    case("listdiff_2d_error", "ListDiff", {"x": c([[1]]), "y": c([1])}, error=True)
+
+
+def gen_array_extra():
+    family("array_extra")
+    reseed(23)
+    case("broadcastto_rank_up", "BroadcastTo", {"input": f(3), "shape": c([2, 3])})
+    case("broadcastto_stretch_middle", "BroadcastTo", {"input": f(2, 1, 3), "shape": c([2, 4, 3], I64)})
+    case("broadcastto_scalar_int32", "BroadcastTo", {"input": c(5), "shape": c([2, 2])})
+    case("broadcastto_bool_same", "BroadcastTo", {"input": b(2, 2), "shape": c([2, 2])})
+    case("broadcastto_zero_dim", "BroadcastTo", {"input": f(1, 3), "shape": c([0, 3])})
+    case("broadcastto_incompatible", "BroadcastTo", {"input": f(2, 3), "shape": c([3, 3])}, error=True)
+    case("broadcastargs_basic", "BroadcastArgs", {"s0": c([2, 1, 3]), "s1": c([4, 1])})
+    case("broadcastargs_int64_empty", "BroadcastArgs", {"s0": c([], I64), "s1": c([5, 2], I64)})
+    case("broadcastargs_zero", "BroadcastArgs", {"s0": c([0, 1]), "s1": c([1, 4])})
+    case("broadcastargs_incompatible", "BroadcastArgs", {"s0": c([2, 3]), "s1": c([4])}, error=True)
+    x = f(2, 3, 4)
+    case("reversev2_last", "ReverseV2", {"tensor": x, "axis": c([-1])})
+    case("reversev2_two_axes", "ReverseV2", {"tensor": x, "axis": c([0, 2], I64)})
+    case("reversev2_none", "ReverseV2", {"tensor": i(3, 2), "axis": c([], I32)})
+    case("reversev2_bool_empty", "ReverseV2", {"tensor": b(0, 2), "axis": c([1])})
+    case("reversev2_axis_out_of_range", "ReverseV2", {"tensor": x, "axis": c([3])}, error=True)
+    case("reversev2_axis_repeated", "ReverseV2", {"tensor": x, "axis": c([1, -2])}, error=True)
+    case("reverse_v1", "Reverse", {"tensor": x, "dims": c([True, False, True], B)})
+    case("reverse_v1_int32", "Reverse", {"tensor": i(4), "dims": c([True], B)})
+    case("reverse_v1_none", "Reverse", {"tensor": f(2, 2), "dims": c([False, False], B)})
+    case("reverse_v1_bad_dims", "Reverse", {"tensor": f(2, 2), "dims": c([True], B)}, error=True)
+    case("onehot_last_axis", "OneHot", {"indices": c([0, 2, -1, 1], I64), "depth": c(3),
+                                        "on_value": c(1.0, F32), "off_value": c(0.0, F32)})
+    case("onehot_axis0_int32", "OneHot", {"indices": c([[0, 1], [3, 2]]), "depth": c(4),
+                                          "on_value": c(5), "off_value": c(-1)}, {"axis": 0})
+    case("onehot_axis1", "OneHot", {"indices": c([[0, 1], [2, 9]]), "depth": c(3),
+                                    "on_value": c(True, B), "off_value": c(False, B)}, {"axis": 1})
+    case("onehot_depth0", "OneHot", {"indices": c([1, 2]), "depth": c(0),
+                                     "on_value": c(1.0, F32), "off_value": c(0.0, F32)})
+    case("onehot_negative_depth", "OneHot", {"indices": c([1]), "depth": c(-1),
+                                             "on_value": c(1.0, F32), "off_value": c(0.0, F32)}, error=True)
+    case("linspace_basic", "LinSpace", {"start": c(0.0, F32), "stop": c(1.0, F32), "num": c(5)})
+    case("linspace_descending", "LinSpace", {"start": c(3.5, F32), "stop": c(-2.0, F32), "num": c(7, I64)})
+    case("linspace_one", "LinSpace", {"start": c(2.0, F32), "stop": c(9.0, F32), "num": c(1)})
+    case("linspace_zero_num", "LinSpace", {"start": c(2.0, F32), "stop": c(9.0, F32), "num": c(0)}, error=True)
+    case("shapen_two", "ShapeN", {"input": [f(2, 3), f(4)]})
+    case("shapen_int64", "ShapeN", {"input": [f(), f(0, 1), f(1, 2, 3)]}, {"out_type": tf.int64})
+    case("shapen_one", "ShapeN", {"input": [f(5, 1)]})
+    img = f(2, 2, 3, 8)
+    case("depthtospace_bs2", "DepthToSpace", {"input": img}, {"block_size": 2})
+    case("depthtospace_int32_bs3", "DepthToSpace", {"input": i(1, 2, 2, 9)}, {"block_size": 3})
+    case("depthtospace_empty_batch", "DepthToSpace", {"input": f(0, 2, 2, 4)}, {"block_size": 2})
+    case("depthtospace_bad_depth", "DepthToSpace", {"input": f(1, 2, 2, 6)}, {"block_size": 2}, error=True)
+    case("depthtospace_rank3", "DepthToSpace", {"input": f(2, 2, 4)}, {"block_size": 2}, error=True)
+    case("spacetodepth_bs2", "SpaceToDepth", {"input": f(2, 4, 6, 3)}, {"block_size": 2})
+    case("spacetodepth_bool_bs3", "SpaceToDepth", {"input": b(1, 3, 3, 1)}, {"block_size": 3})
+    case("spacetodepth_roundtrip_shape", "SpaceToDepth", {"input": f(1, 2, 2, 5)}, {"block_size": 2})
+    case("spacetodepth_not_divisible", "SpaceToDepth", {"input": f(1, 3, 4, 1)}, {"block_size": 2},
+         error=True)
+    case("concat_v1_axis1", "Concat", {"concat_dim": c(1), "values": [f(2, 1), f(2, 3)]})
+    case("concat_v1_neg_axis_int32", "Concat", {"concat_dim": c(-1), "values": [i(1, 2), i(1, 1), i(1, 3)]})
+    case("concat_v1_axis0_bool", "Concat", {"concat_dim": c(0), "values": [b(1, 2), b(0, 2)]})
+    case("concat_v1_mismatch", "Concat", {"concat_dim": c(0), "values": [f(2, 1), f(2, 3)]}, error=True)
+    case("gather_v1", "Gather", {"params": f(5, 3), "indices": c([4, 0, 2])})
+    case("gather_v1_2d_indices", "Gather", {"params": i(4), "indices": c([[1, 1], [3, 0]], I64)})
+    case("gather_v1_empty", "Gather", {"params": f(3, 2), "indices": c([], I32)})
+    case("gather_v1_out_of_range", "Gather", {"params": f(3, 2), "indices": c([3])}, error=True)
+    case("ensureshape_ok", "EnsureShape", {"input": f(2, 3)}, {"shape": [2, 3]})
+    case("ensureshape_unknown_dim", "EnsureShape", {"input": i(4, 1)}, {"shape": [None, 1]})
+    case("ensureshape_unknown_rank", "EnsureShape", {"input": f(1)}, {"shape": None})
+    case("ensureshape_mismatch", "EnsureShape", {"input": f(2, 3)}, {"shape": [3, 2]}, error=True)
+    case("print_pass_through", "Print", {"input": f(2, 2), "data": [f(1), i(2)]}, {"message": "x: "})
+    case("print_int32_no_data", "Print", {"input": i(3), "data": []})
+    case("print_bool", "Print", {"input": b(2), "data": [b(1)]}, {"first_n": 1, "summarize": 2})
+    case("pwd_float", "PlaceholderWithDefault", {"input": f(2, 2)}, {"shape": [2, 2]})
+    case("pwd_int32_unknown", "PlaceholderWithDefault", {"input": i(3)}, {"shape": [None]})
+    case("pwd_bool_scalar", "PlaceholderWithDefault", {"input": c(True, B)}, {"shape": []})
+
+
+def _same_pads(n, k, s, d):
+    eff = (k - 1) * d + 1
+    out = -(-n // s)
+    need = max((out - 1) * s + eff - n, 0)
+    return need // 2
+
+
+def _conv_bp_composed(sizes, filt, dy, strides, padding, dilations, explicit):
+    """Conv2DBackpropInput from TF ops: every filter tap's contribution (an einsum) added at its
+    strided, dilated place (tensor_scatter_nd_add) on a padded canvas, then cropped. TF's CPU
+    kernel refuses dilations > 1; this is the same sum, and matches the kernel without them."""
+    n, h, w, ci = sizes
+    kh, kw = filt.shape[:2]
+    _, oh, ow, _ = dy.shape
+    s, d = strides[1:3], dilations[1:3]
+    if padding == "SAME":
+        pt, pl = _same_pads(h, kh, s[0], d[0]), _same_pads(w, kw, s[1], d[1])
+    elif padding == "VALID":
+        pt, pl = 0, 0
+    else:
+        pt, pl = explicit[2], explicit[4]
+    hc = pt + (oh - 1) * s[0] + (kh - 1) * d[0] + 1 + h
+    wc = pl + (ow - 1) * s[1] + (kw - 1) * d[1] + 1 + w
+    canvas = tf.zeros([n, hc, wc, ci])
+    bi, yi, xi = np.meshgrid(np.arange(n), np.arange(oh), np.arange(ow), indexing="ij")
+    for ky in range(kh):
+        for kx in range(kw):
+            contrib = tf.einsum("nyxo,io->nyxi", dy, filt[ky, kx])
+            idx = np.stack([bi, yi * s[0] + ky * d[0], xi * s[1] + kx * d[1]], -1)
+            canvas = tf.tensor_scatter_nd_add(canvas, idx, contrib)
+    return [canvas[:, pt:pt + h, pl:pl + w, :].numpy()]
+
+
+def gen_conv_transpose():
+    family("conv_transpose")
+    reseed(24)
+    op = "Conv2DBackpropInput"
+
+    def bp(name, sizes, kshape, strides=(1, 1), padding="SAME", dil=(1, 1), explicit=(), error=False):
+        filt = f(*kshape)
+        n, h, w, ci = sizes
+        st, dl = [1, strides[0], strides[1], 1], [1, dil[0], dil[1], 1]
+        oh = _out_size(h, kshape[0], strides[0], dil[0], padding, explicit[2:4] if explicit else None)
+        ow = _out_size(w, kshape[1], strides[1], dil[1], padding, explicit[4:6] if explicit else None)
+        dy = f(n, oh, ow, kshape[3])
+        attrs = {"strides": st, "padding": padding, "dilations": dl}
+        if explicit:
+            attrs["explicit_paddings"] = list(explicit)
+        inputs = {"input_sizes": c(list(sizes)), "filter": filt, "out_backprop": dy}
+        if error or dil == (1, 1):
+            case(name, op, inputs, attrs, error=error)
+            if not error:
+                # The composition used for dilated cases must agree with TF's kernel here.
+                native = getattr(tf.raw_ops, op)(**inputs, **attrs).numpy()
+                comp = _conv_bp_composed(sizes, filt, dy, st, padding, dl, explicit)[0]
+                np.testing.assert_allclose(comp, native, rtol=1e-4, atol=1e-5)
+        else:
+            case(name, op, inputs, attrs,
+                 ref=lambda: _conv_bp_composed(sizes, filt, dy, st, padding, dl, explicit))
+
+    bp("bpi_same_s1", (2, 5, 5, 3), (3, 3, 3, 4))
+    bp("bpi_same_s2", (1, 8, 8, 2), (3, 3, 2, 5), strides=(2, 2))
+    bp("bpi_same_s2_odd", (1, 7, 9, 2), (3, 3, 2, 3), strides=(2, 2))
+    bp("bpi_valid_s2_k2", (2, 6, 6, 4), (2, 2, 4, 3), strides=(2, 2), padding="VALID")
+    bp("bpi_valid_s3_k3_leftover", (1, 10, 8, 1), (3, 3, 1, 2), strides=(3, 2), padding="VALID")
+    bp("bpi_same_k4_s2", (1, 6, 6, 3), (4, 4, 3, 2), strides=(2, 2))
+    bp("bpi_explicit", (1, 5, 6, 2), (3, 2, 2, 3), strides=(2, 1), padding="EXPLICIT",
+       explicit=(0, 0, 1, 2, 0, 1, 0, 0))
+    bp("bpi_dilated_same", (1, 7, 7, 2), (3, 3, 2, 3), dil=(2, 2))
+    bp("bpi_dilated_valid_rect", (1, 9, 8, 1), (2, 3, 1, 2), dil=(3, 2), padding="VALID")
+    bp("bpi_1x1_many_channels", (1, 3, 3, 40), (1, 1, 40, 33))
+    case("bpi_wrong_out_size", op, {"input_sizes": c([1, 5, 5, 2]), "filter": f(3, 3, 2, 2),
+                                     "out_backprop": f(1, 4, 5, 2)}, {"strides": [1, 1, 1, 1], "padding": "SAME"},
+         error=True)
+    case("bpi_depth_mismatch", op, {"input_sizes": c([1, 4, 4, 3]), "filter": f(3, 3, 2, 2),
+                                     "out_backprop": f(1, 4, 4, 2)}, {"strides": [1, 1, 1, 1], "padding": "SAME"},
+         error=True)
+    case("bpi_batch_stride", op, {"input_sizes": c([1, 4, 4, 2]), "filter": f(3, 3, 2, 2),
+                                   "out_backprop": f(1, 4, 4, 2)}, {"strides": [2, 1, 1, 1], "padding": "SAME"},
+         error=True)
+    case("bpi_zero_batch", op, {"input_sizes": c([0, 4, 4, 2]), "filter": f(3, 3, 2, 2),
+                                 "out_backprop": f(0, 4, 4, 2)}, {"strides": [1, 1, 1, 1], "padding": "SAME"})
+
+
+def _out_size(n, k, s, d, padding, explicit):
+    eff = (k - 1) * d + 1
+    if padding == "SAME":
+        return -(-n // s)
+    if padding == "VALID":
+        return (n - eff + s) // s
+    return (n + explicit[0] + explicit[1] - eff + s) // s
+
+
+def gen_image_extra():
+    family("image_extra")
+    reseed(25)
+    img = f(2, 4, 5, 3)
+    for ac, hp in ((False, False), (True, False), (False, True)):
+        tag = ("_ac" if ac else "") + ("_hp" if hp else "")
+        case("rnn_up" + tag, "ResizeNearestNeighbor", {"images": img, "size": c([7, 9])},
+             {"align_corners": ac, "half_pixel_centers": hp})
+        case("rnn_down" + tag, "ResizeNearestNeighbor", {"images": img, "size": c([3, 2])},
+             {"align_corners": ac, "half_pixel_centers": hp})
+    case("rnn_int32", "ResizeNearestNeighbor", {"images": i(1, 3, 3, 1), "size": c([6, 6])})
+    case("rnn_int64_hp", "ResizeNearestNeighbor", {"images": c(np.arange(12).reshape(1, 2, 3, 2), I64),
+                                                   "size": c([5, 4])}, {"half_pixel_centers": True})
+    case("rnn_ac_and_hp", "ResizeNearestNeighbor", {"images": img, "size": c([3, 3])},
+         {"align_corners": True, "half_pixel_centers": True}, error=True)
+    case("rnn_zero_size", "ResizeNearestNeighbor", {"images": img, "size": c([0, 3])}, error=True)
+    # NMS: boxes overlapping in clusters, scores with ties.
+    boxes = c([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+               [0, 10.1, 1, 11.1], [0, 100, 1, 101], [1, 1, 0, 0], [0.5, 0.5, 0.5, 0.9]], F32)
+    scores = c([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.75, 0.99], F32)
+    base = {"boxes": boxes, "scores": scores, "max_output_size": c(6), "iou_threshold": c(0.5, F32)}
+    case("nmsv2_basic", "NonMaxSuppressionV2", base)
+    case("nmsv2_max2", "NonMaxSuppressionV2", dict(base, max_output_size=c(2)))
+    case("nmsv2_iou0", "NonMaxSuppressionV2", dict(base, iou_threshold=c(0.0, F32)))
+    v3 = dict(base, score_threshold=c(0.55, F32))
+    case("nmsv3_score_threshold", "NonMaxSuppressionV3", v3)
+    case("nmsv3_iou1", "NonMaxSuppressionV3", dict(v3, iou_threshold=c(1.0, F32)))
+    case("nmsv3_empty", "NonMaxSuppressionV3", dict(v3, boxes=f(0, 4), scores=f(0)))
+    case("nmsv3_max0", "NonMaxSuppressionV3", dict(v3, max_output_size=c(0)))
+    case("nmsv3_random", "NonMaxSuppressionV3",
+         {"boxes": f(30, 4, lo=0, hi=1), "scores": f(30, lo=0, hi=1), "max_output_size": c(10),
+          "iou_threshold": c(0.3, F32), "score_threshold": c(0.1, F32)})
+    case("nmsv3_bad_iou", "NonMaxSuppressionV3", dict(v3, iou_threshold=c(1.5, F32)), error=True)
+    case("nmsv3_bad_boxes", "NonMaxSuppressionV3", dict(v3, boxes=f(8, 3)), error=True)
+    case("nmsv3_scores_mismatch", "NonMaxSuppressionV3", dict(v3, scores=f(7)), error=True)
+    case("nmsv3_negative_max", "NonMaxSuppressionV3", dict(v3, max_output_size=c(-1)), error=True)
+    case("nmsv4_padded", "NonMaxSuppressionV4", dict(v3, max_output_size=c(7)), {"pad_to_max_output_size": True})
+    case("nmsv4_unpadded", "NonMaxSuppressionV4", v3)
+    case("nmsv4_padded_empty", "NonMaxSuppressionV4", dict(v3, boxes=f(0, 4), scores=f(0)),
+         {"pad_to_max_output_size": True})
+    v5 = dict(v3, soft_nms_sigma=c(0.0, F32))
+    case("nmsv5_hard", "NonMaxSuppressionV5", v5)
+    case("nmsv5_soft", "NonMaxSuppressionV5", dict(v5, soft_nms_sigma=c(0.5, F32), max_output_size=c(8),
+                                                    score_threshold=c(0.1, F32)))
+    case("nmsv5_soft_padded", "NonMaxSuppressionV5",
+         {"boxes": f(20, 4, lo=0, hi=1), "scores": f(20, lo=0, hi=1), "max_output_size": c(25),
+          "iou_threshold": c(0.4, F32), "score_threshold": c(0.2, F32), "soft_nms_sigma": c(0.3, F32)},
+         {"pad_to_max_output_size": True})
+    case("nmsv5_negative_sigma", "NonMaxSuppressionV5", dict(v5, soft_nms_sigma=c(-0.5, F32)), error=True)
+
+
+def gen_uint8():
+    family("uint8")
+    reseed(26)
+    U8 = np.uint8
+    px = _rng.integers(0, 256, (1, 4, 5, 3)).astype(U8)
+    case("cast_u8_to_f32", "Cast", {"x": px}, {"DstT": tf.float32})
+    case("cast_u8_to_i32", "Cast", {"x": px}, {"DstT": tf.int32})
+    case("cast_u8_to_bool", "Cast", {"x": c([0, 1, 255], U8)}, {"DstT": tf.bool})
+    case("cast_f32_to_u8", "Cast", {"x": c([0.0, 1.7, 254.9, 255.0, 12.5], F32)}, {"DstT": tf.uint8})
+    case("cast_i32_to_u8_wraps", "Cast", {"x": c([0, 255, 256, -1, 1000])}, {"DstT": tf.uint8})
+    case("cast_bool_to_u8", "Cast", {"x": c([True, False], B)}, {"DstT": tf.uint8})
+    case("resize_bilinear_u8", "ResizeBilinear", {"images": px, "size": c([7, 3])}, {"half_pixel_centers": True})
+    case("resize_nearest_u8", "ResizeNearestNeighbor", {"images": px, "size": c([8, 10])})
+    case("reshape_u8", "Reshape", {"tensor": px, "shape": c([4, -1])})
+    case("expanddims_u8", "ExpandDims", {"input": c([1, 2], U8), "axis": c(0)})
+    case("concat_u8", "ConcatV2", {"values": [px, px], "axis": c(-1)})
+    case("transpose_u8", "Transpose", {"x": px, "perm": c([0, 3, 1, 2])})
+    case("stridedslice_u8_reverse_channels", "StridedSlice",
+         {"input": px, "begin": c([0, 0, 0, -1]), "end": c([0, 0, 0, -4]), "strides": c([1, 1, 1, -1])},
+         {"begin_mask": 7, "end_mask": 7})
+    case("gatherv2_u8", "GatherV2", {"params": px, "indices": c([2, 0]), "axis": c(2)})
+    case("pad_u8", "Pad", {"input": c([[1, 2], [3, 4]], U8), "paddings": c([[1, 0], [0, 2]])})
+    case("identity_u8", "Identity", {"input": px})
+    case("equal_u8", "Equal", {"x": c([0, 5, 255], U8), "y": c([0, 4, 255], U8)})
+    case("where_u8", "Where", {"condition": c([[0, 3], [7, 0]], U8)})
+    case("topk_u8", "TopKV2", {"input": c([[3, 200, 7, 200]], U8), "k": c(2)})
+    case("clip_u8", "ClipByValue", {"t": c([0, 10, 200, 255], U8), "clip_value_min": c(5, U8),
+                                     "clip_value_max": c(199, U8)})
+    case("onehot_u8_indices", "OneHot", {"indices": c([0, 2, 1], U8), "depth": c(3),
+                                         "on_value": c(1.0, F32), "off_value": c(0.0, F32)})
+    case("reversev2_u8", "ReverseV2", {"tensor": px, "axis": c([2])})
+    case("depthtospace_u8", "DepthToSpace", {"input": _rng.integers(0, 256, (1, 2, 2, 4)).astype(U8)},
+         {"block_size": 2})
+    case("unique_u8", "Unique", {"x": c([3, 3, 9, 0, 9], U8)})
+
+
+def gen_einsum():
+    family("einsum")
+    reseed(27)
+    for name, eq, shapes in [
+        ("matmul", "ab,bc->ac", [(3, 4), (4, 5)]),
+        ("dense_3d", "abc,cd->abd", [(2, 3, 4), (4, 5)]),
+        ("mha_query", "abc,cde->abde", [(2, 5, 8), (8, 2, 4)]),
+        ("mha_scores", "aecd,abcd->acbe", [(2, 5, 2, 4), (2, 6, 2, 4)]),
+        ("mha_context", "acbe,aecd->abcd", [(2, 2, 6, 5), (2, 5, 2, 4)]),
+        ("mha_output", "abcd,cde->abe", [(2, 5, 2, 4), (2, 4, 8)]),
+        ("batch_matmul", "bij,bjk->bik", [(3, 2, 4), (3, 4, 5)]),
+        ("ellipsis_bcast", "...ij,...jk->...ik", [(2, 1, 3, 4), (3, 4, 2)]),
+        ("transpose", "ij->ji", [(3, 5)]),
+        ("sum_all", "ij->", [(3, 5)]),
+        ("row_sum", "abc->ac", [(2, 3, 4)]),
+        ("dot", "i,i->", [(7,), (7,)]),
+        ("outer", "i,j->ij", [(3,), (4,)]),
+        ("sum_only_in_a", "abc,cd->ad", [(2, 3, 4), (4, 5)]),
+        ("empty_batch", "bij,bjk->bik", [(0, 2, 3), (0, 3, 4)]),
+        ("empty_contraction", "ij,jk->ik", [(2, 0), (0, 3)]),
+    ]:
+        case("einsum_" + name, "Einsum", {"inputs": [f(*s) for s in shapes]}, {"equation": eq})
+    case("einsum_dim_mismatch", "Einsum", {"inputs": [f(2, 3), f(4, 2)]}, {"equation": "ij,jk->ik"},
+         error=True)
+    case("einsum_rank_mismatch", "Einsum", {"inputs": [f(2, 3, 1), f(3, 2)]}, {"equation": "ij,jk->ik"},
+         error=True)
+
+
+def tfjs_case(name, op, inputs, attrs, outputs):
+    """A TF.js-only op (no TF kernel): attrs as a model.json node has them, outputs from the TF
+    computation the op stands for."""
+    CASES[_family].append({"name": name, "op": op, "attrs": attrs,
+                           "inputs": [fixture_io.tensor(x) for x in inputs],
+                           "outputs": [fixture_io.tensor(np.asarray(o)) for o in outputs]})
+
+
+def gen_math_more():
+    family("math_more")
+    reseed(28)
+    srt = np.sort(f(2, 6), axis=1)
+    vals = np.concatenate([srt[:, :2], f(2, 3)], axis=1).astype(F32)
+    for op in ("LowerBound", "UpperBound"):
+        n = op.lower()
+        case(n + "_float", op, {"sorted_inputs": srt, "values": vals})
+        case(n + "_int32_ties", op, {"sorted_inputs": c([[1, 2, 2, 2, 5]]), "values": c([[2, 0, 6, 5]])},
+             {"out_type": tf.int64})
+        case(n + "_empty_values", op, {"sorted_inputs": srt, "values": f(2, 0)})
+        case(n + "_batch_mismatch", op, {"sorted_inputs": srt, "values": f(3, 2)}, error=True)
+    m = f(2, 4, 5)
+    case("bandpart_lower1_upper2", "MatrixBandPart", {"input": m, "num_lower": c(1, I64), "num_upper": c(2, I64)})
+    case("bandpart_lower_only", "MatrixBandPart", {"input": m, "num_lower": c(-1, I64), "num_upper": c(0, I64)})
+    case("bandpart_int32_idx32", "MatrixBandPart", {"input": i(3, 3), "num_lower": c(0), "num_upper": c(-1)})
+    case("bandpart_too_big", "MatrixBandPart", {"input": m, "num_lower": c(5, I64), "num_upper": c(0, I64)},
+         error=True)
+    case("euclidean_axis1", "EuclideanNorm", {"input": f(3, 4, 2), "axis": c(1)})
+    case("euclidean_keep_neg", "EuclideanNorm", {"input": f(3, 4), "axis": c([-1])},
+         {"keep_dims": True})
+    case("euclidean_all", "EuclideanNorm", {"input": f(2, 3), "axis": c([0, 1], I64)})
+    case("euclidean_empty_axes", "EuclideanNorm", {"input": f(2, 3), "axis": c([], I32)})
+    arr = c([1, 1, 3, 0, 7, 2, 3])
+    case("bincount_counts", "Bincount", {"arr": arr, "size": c(5), "weights": c([], F32)})
+    case("bincount_weights", "Bincount", {"arr": arr, "size": c(4), "weights": f(7)})
+    case("bincount_int32_weights", "Bincount", {"arr": c([[0, 1], [1, 1]]), "size": c(3), "weights": c([[1, 2], [3, 4]])})
+    case("bincount_negative", "Bincount", {"arr": c([1, -1]), "size": c(3), "weights": c([], F32)}, error=True)
+    case("densebincount_1d", "DenseBincount", {"input": c([0, 2, 2, 9]), "size": c(4), "weights": c([], F32)})
+    case("densebincount_2d_binary", "DenseBincount", {"input": c([[0, 2, 2], [1, 1, 3]], I64), "size": c(4, I64),
+                                                      "weights": c([], I32)}, {"binary_output": True})
+    case("densebincount_2d_weights", "DenseBincount", {"input": c([[0, 2, 2], [1, 1, 3]]), "size": c(3),
+                                                       "weights": f(2, 3)})
+    x = f(3, 5, scale=3.0)
+    case("fakequant_default", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(-2.0, F32), "max": c(3.0, F32)})
+    case("fakequant_4bit_narrow", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(-1.0, F32), "max": c(1.5, F32)},
+         {"num_bits": 4, "narrow_range": True})
+    case("fakequant_positive_range", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(0.5, F32), "max": c(4.0, F32)})
+    case("fakequant_bad_bits", "FakeQuantWithMinMaxVars", {"inputs": x, "min": c(-1.0, F32), "max": c(1.0, F32)},
+         {"num_bits": 1}, error=True)
+    img = f(2, 3, 4, 7)
+    case("lrn_default", "LRN", {"input": img})
+    case("lrn_radius2", "LRN", {"input": img}, {"depth_radius": 2, "bias": 2.0, "alpha": 0.1, "beta": 0.75})
+    case("lrn_radius0", "LRN", {"input": f(1, 2, 2, 3)}, {"depth_radius": 0})
+    case("lrn_rank3", "LRN", {"input": f(2, 3, 4)}, error=True)
+
+
+def gen_sparse():
+    family("sparse")
+    reseed(29)
+    data = f(5, 3)
+    case("sss_basic", "SparseSegmentSum", {"data": data, "indices": c([0, 1, 4, 2]), "segment_ids": c([0, 0, 1, 3])})
+    case("sss_int32_idx64", "SparseSegmentSum", {"data": i(4, 2), "indices": c([3, 3, 0], I64),
+                                                 "segment_ids": c([0, 1, 1], I64)})
+    case("sss_empty", "SparseSegmentSum", {"data": data, "indices": c([], I32), "segment_ids": c([], I32)})
+    case("sss_unsorted", "SparseSegmentSum", {"data": data, "indices": c([0, 1]), "segment_ids": c([1, 0])}, error=True)
+    case("sss_bad_index", "SparseSegmentSum", {"data": data, "indices": c([0, 5]), "segment_ids": c([0, 0])}, error=True)
+    case("ssm_basic", "SparseSegmentMean", {"data": data, "indices": c([0, 1, 4, 2, 3]), "segment_ids": c([0, 0, 0, 2, 2])})
+    case("ssm_1d", "SparseSegmentMean", {"data": f(6), "indices": c([5, 0]), "segment_ids": c([1, 1])})
+    case("ssm_3d", "SparseSegmentMean", {"data": f(3, 2, 2), "indices": c([2, 1]), "segment_ids": c([0, 1])})
+    ind = c([[0, 0, 1], [0, 1, 0], [1, 2, 3]], I64)
+    case("sparsereshape_flatten", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
+                                                    "new_shape": c([2, -1], I64)})
+    case("sparsereshape_split", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
+                                                  "new_shape": c([4, 3, 2], I64)})
+    case("sparsereshape_empty", "SparseReshape", {"input_indices": c(np.zeros((0, 2)), I64),
+                                                  "input_shape": c([3, 4], I64), "new_shape": c([-1], I64)})
+    case("sparsereshape_bad", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
+                                                "new_shape": c([5, -1], I64)}, error=True)
+    sind = c([[1, 0], [1, 3], [3, 1], [0, 2]], I64)
+    case("sfer_float", "SparseFillEmptyRows", {"indices": sind, "values": f(4), "dense_shape": c([5, 4], I64),
+                                               "default_value": c(-1.0, F32)})
+    case("sfer_int32_none_empty", "SparseFillEmptyRows", {"indices": c([[0, 0], [1, 1]], I64), "values": c([3, 4]),
+                                                          "dense_shape": c([2, 2], I64), "default_value": c(0)})
+    case("sfer_all_empty", "SparseFillEmptyRows", {"indices": c(np.zeros((0, 2)), I64), "values": c([], F32),
+                                                   "dense_shape": c([3, 2], I64), "default_value": c(7.0, F32)})
+    case("sfer_bad_row", "SparseFillEmptyRows", {"indices": c([[4, 0]], I64), "values": c([1.0], F32),
+                                                 "dense_shape": c([3, 2], I64), "default_value": c(0.0, F32)},
+         error=True)
+
+
+def gen_image_more():
+    family("image_more")
+    reseed(30)
+    img = f(2, 6, 7, 3)
+    boxes = c([[0.1, 0.2, 0.8, 0.9], [0.5, 0.5, 0.2, 0.1], [-0.2, 0.3, 1.3, 0.7], [0.3, 0.3, 0.3, 0.3]], F32)
+    bi = c([0, 1, 1, 0])
+    case("crop_bilinear", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": bi, "crop_size": c([4, 5])})
+    case("crop_nearest_extrap", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": bi, "crop_size": c([3, 3])},
+         {"method": "nearest", "extrapolation_value": -1.0})
+    case("crop_1x1", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": bi, "crop_size": c([1, 1])})
+    case("crop_int32_image", "CropAndResize", {"image": i(1, 4, 4, 2), "boxes": boxes[:2], "box_ind": c([0, 0]),
+                                               "crop_size": c([2, 3])})
+    case("crop_bad_box_index", "CropAndResize", {"image": img, "boxes": boxes, "box_ind": c([0, 2, 0, 0]),
+                                                 "crop_size": c([2, 2])}, error=True)
+    x = f(2, 5, 6, 3)
+    for pad in ("SAME", "VALID"):
+        case("maxpoolargmax_%s" % pad.lower(), "MaxPoolWithArgmax", {"input": x},
+             {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": pad})
+    case("maxpoolargmax_batch_index_int32", "MaxPoolWithArgmax", {"input": x},
+         {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID", "include_batch_in_index": True,
+          "Targmax": tf.int32})
+    case("maxpoolargmax_ties", "MaxPoolWithArgmax", {"input": c(np.ones((1, 2, 2, 1)), F32)},
+         {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "VALID"})
+    filt = f(2, 3, 3, scale=0.5)
+    case("dilation_same", "Dilation2D", {"input": x, "filter": filt},
+         {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "SAME"})
+    case("dilation_valid_rate2_stride2", "Dilation2D", {"input": x, "filter": filt},
+         {"strides": [1, 2, 2, 1], "rates": [1, 2, 1, 1], "padding": "VALID"})
+    case("dilation_int32", "Dilation2D", {"input": i(1, 4, 4, 2), "filter": i(2, 2, 2)},
+         {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "VALID"})
+    case("dilation_depth_mismatch", "Dilation2D", {"input": x, "filter": f(2, 2, 2)},
+         {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "SAME"}, error=True)
+    img = f(2, 5, 6, 2)
+    rot = c([[0.9, -0.3, 1.0, 0.3, 0.9, -0.5, 0.0, 0.0]], F32)
+    persp = c([[1.0, 0.1, 0.5, 0.05, 1.1, -0.3, 0.02, -0.01], [0.8, 0.0, 2.0, 0.0, 0.8, 1.0, 0.0, 0.0]], F32)
+    for mode in ("CONSTANT", "REFLECT", "WRAP", "NEAREST"):
+        for interp in ("NEAREST", "BILINEAR"):
+            case("ipt_%s_%s" % (mode.lower(), interp.lower()), "ImageProjectiveTransformV3",
+                 {"images": img, "transforms": persp if mode == "REFLECT" else rot, "output_shape": c([7, 4]),
+                  "fill_value": c(0.5, F32)}, {"interpolation": interp, "fill_mode": mode})
+    case("ipt_shift_far_wrap", "ImageProjectiveTransformV3",
+         {"images": img, "transforms": c([[1, 0, -13.5, 0, 1, 9.25, 0, 0]], F32), "output_shape": c([5, 6]),
+          "fill_value": c(0.0, F32)}, {"interpolation": "BILINEAR", "fill_mode": "WRAP"})
+    case("ipt_shift_far_reflect", "ImageProjectiveTransformV3",
+         {"images": img, "transforms": c([[1, 0, 17.5, 0, 1, -11.0, 0, 0]], F32), "output_shape": c([5, 6]),
+          "fill_value": c(0.0, F32)}, {"interpolation": "NEAREST", "fill_mode": "REFLECT"})
+    case("ipt_int32", "ImageProjectiveTransformV3",
+         {"images": i(1, 4, 4, 1), "transforms": rot, "output_shape": c([4, 4]), "fill_value": c(2.7, F32)},
+         {"interpolation": "BILINEAR", "fill_mode": "CONSTANT"})
+    case("ipt_bad_transform", "ImageProjectiveTransformV3",
+         {"images": img, "transforms": f(3, 8), "output_shape": c([4, 4]), "fill_value": c(0.0, F32)},
+         {"interpolation": "NEAREST", "fill_mode": "CONSTANT"}, error=True)
+
+
+def gen_tfjs_only():
+    family("tfjs_only")
+    reseed(31)
+    T = lambda t: {"type": t}  # noqa: E731
+    for dt, np_dt, name in (("DT_FLOAT", F32, "float"), ("DT_INT32", I32, "int32"), ("DT_BOOL", B, "bool")):
+        tfjs_case("ones_" + name, "Ones", [c([2, 3])], {"T": T(dt)},
+                  [tf.ones([2, 3], tf.as_dtype(np_dt)).numpy()])
+        tfjs_case("zeros_" + name, "Zeros", [c([3, 1])], {"T": T(dt)},
+                  [tf.zeros([3, 1], tf.as_dtype(np_dt)).numpy()])
+    tfjs_case("ones_empty", "Ones", [c([0, 4])], {"T": T("DT_FLOAT")}, [np.ones((0, 4), F32)])
+    x, k = f(2, 9, 3), f(3, 3, 4)
+    for stride, pad, dil in ((1, "SAME", 1), (2, "VALID", 1), (1, "SAME", 2), (3, "SAME", 1)):
+        tfjs_case("conv1d_s%d_%s_d%d" % (stride, pad.lower(), dil), "Conv1D", [x, k],
+                  {"T": T("DT_FLOAT"), "stride": {"i": str(stride)}, "padding": {"s": _s(pad)},
+                   "data_format": {"s": _s("NWC")}, "dilation": {"i": str(dil)}},
+                  [tf.nn.conv1d(x, k, stride, pad, dilations=dil).numpy()])
+    xi, w = f(1, 6, 6, 3), f(3, 3, 3, 2)
+    for s, pad in ((1, "SAME"), (2, "VALID")):
+        tfjs_case("depthwiseconv2d_s%d_%s" % (s, pad.lower()), "DepthwiseConv2d", [xi, w],
+                  {"T": T("DT_FLOAT"), "strides": _ilist([1, s, s, 1]), "padding": {"s": _s(pad)},
+                   "data_format": {"s": _s("NHWC")}, "dilations": _ilist([1, 1, 1, 1])},
+                  [tf.raw_ops.DepthwiseConv2dNative(input=xi, filter=w, strides=[1, s, s, 1],
+                                                    padding=pad).numpy()])
+    tfjs_case("depthwiseconv2d_explicit", "DepthwiseConv2d", [xi, w],
+              {"T": T("DT_FLOAT"), "strides": _ilist([1, 1, 1, 1]), "padding": {"s": _s("EXPLICIT")},
+               "explicit_paddings": _ilist([0, 0, 1, 0, 2, 1, 0, 0]), "data_format": {"s": _s("NHWC")},
+               "dilations": _ilist([1, 1, 1, 1])},
+              [tf.raw_ops.DepthwiseConv2dNative(input=xi, filter=w, strides=[1, 1, 1, 1], padding="EXPLICIT",
+                                                explicit_paddings=[0, 0, 1, 0, 2, 1, 0, 0]).numpy()])
+
+
+def gen_volume():
+    family("volume")
+    reseed(32)
+    x = f(1, 4, 5, 4, 3)
+    for pad in ("SAME", "VALID"):
+        for s in (1, 2):
+            case("conv3d_k3_s%d_%s" % (s, pad.lower()), "Conv3D", {"input": x, "filter": f(3, 3, 2, 3, 4)},
+                 {"strides": [1, s, s, s, 1], "padding": pad})
+    case("conv3d_rect_stride", "Conv3D", {"input": x, "filter": f(2, 1, 3, 3, 2)},
+         {"strides": [1, 1, 2, 3, 1], "padding": "SAME"})
+    case("conv3d_dilated", "Conv3D", {"input": x, "filter": f(2, 2, 2, 3, 2)},
+         {"strides": [1, 1, 1, 1, 1], "padding": "VALID", "dilations": [1, 2, 2, 1, 1]}, error=True)
+    case("conv3d_empty_batch", "Conv3D", {"input": f(0, 3, 3, 3, 2), "filter": f(2, 2, 2, 2, 2)},
+         {"strides": [1, 1, 1, 1, 1], "padding": "SAME"})
+    case("conv3d_depth_mismatch", "Conv3D", {"input": x, "filter": f(2, 2, 2, 2, 2)},
+         {"strides": [1, 1, 1, 1, 1], "padding": "SAME"}, error=True)
+    for op in ("MaxPool3D", "AvgPool3D"):
+        n = op.lower()
+        case(n + "_same_s2", op, {"input": x}, {"ksize": [1, 3, 3, 3, 1], "strides": [1, 2, 2, 2, 1], "padding": "SAME"})
+        case(n + "_valid", op, {"input": x}, {"ksize": [1, 2, 3, 2, 1], "strides": [1, 1, 2, 1, 1], "padding": "VALID"})
+        case(n + "_1x1x1", op, {"input": f(1, 2, 2, 2, 5)}, {"ksize": [1, 1, 1, 1, 1], "strides": [1, 1, 1, 1, 1],
+                                                            "padding": "VALID"})
+        case(n + "_rank4", op, {"input": f(2, 3, 3, 3)}, {"ksize": [1, 1, 1, 1, 1], "strides": [1, 1, 1, 1, 1],
+                                                         "padding": "VALID"}, error=True)
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
-              gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize]
+              gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
+              gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
+              gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only,
+              gen_volume]
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    # Optional family names (gen_op_cases.py dynamic nms ...) regenerate only those files.
+    only = set(sys.argv[1:])
     for g in GENERATORS:
-        g()
+        if not only or g.__name__[4:] in only:
+            g()
     total = 0
     for fam, cases in CASES.items():
         names = [cs["name"] for cs in cases]

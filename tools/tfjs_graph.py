@@ -194,9 +194,14 @@ def run_model(model_dir, inputs, weights=None):
             n["attr"]["value"] = {"tensor": json_format.MessageToDict(tf.make_tensor_proto(v))}
         nodes.extend(_rewrite(n))
     sig = mj["signature"]
-    feeds = {info["name"]: inputs[key] for key, info in sig["inputs"].items()}
+    if sig.get("inputs"):
+        feeds = {info["name"]: inputs[key] for key, info in sig["inputs"].items()}
+    else:
+        # A frozen-graph conversion lists outputs only: inputs are the Placeholders, by node name.
+        feeds = {k + ":0": v for k, v in inputs.items()}
     out_keys = list(sig["outputs"].keys())
-    res = run_nodes(nodes, feeds, [sig["outputs"][k]["name"] for k in out_keys])
+    fetch = [sig["outputs"][k]["name"] for k in out_keys]
+    res = run_nodes(nodes, feeds, [n if ":" in n else n + ":0" for n in fetch])
     return dict(zip(out_keys, res))
 
 

@@ -41,7 +41,13 @@ impl Bytes<'_> {
 }
 
 fn tensor(b: &mut Bytes) -> Tensor {
-    let dtype = [DType::Float32, DType::Int32, DType::Int64, DType::Bool][b.u8() as usize % 4];
+    let dtype = [
+        DType::Float32,
+        DType::Int32,
+        DType::Int64,
+        DType::Bool,
+        DType::UInt8,
+    ][b.u8() as usize % 5];
     let rank = b.u8() as usize % 5;
     let dims: Vec<usize> = (0..rank).map(|_| b.u8() as usize % 5).collect();
     let shape = Shape::new(dims).expect("small shape");
@@ -50,6 +56,7 @@ fn tensor(b: &mut Bytes) -> Tensor {
         DType::Float32 => Data::F32((0..n).map(|_| b.f32()).collect()),
         DType::Int32 => Data::I32((0..n).map(|_| b.i64() as i32).collect()),
         DType::Int64 => Data::I64((0..n).map(|_| b.i64()).collect()),
+        DType::UInt8 => Data::U8((0..n).map(|_| b.u8()).collect()),
         _ => Data::Bool((0..n).map(|_| b.u8() & 1 == 1).collect()),
     };
     Tensor::new(shape, data).expect("consistent tensor")
@@ -64,7 +71,13 @@ fn attr(b: &mut Bytes, declared: AttrType) -> AttrValue {
         (1, _) | (255, AttrType::Float) => AttrValue::Float(b.f32()),
         (2, _) | (255, AttrType::Bool) => AttrValue::Bool(b.u8() & 1 == 1),
         (3, _) | (255, AttrType::Type) => AttrValue::Type(
-            [DType::Float32, DType::Int32, DType::Int64, DType::Bool][b.u8() as usize % 4],
+            [
+                DType::Float32,
+                DType::Int32,
+                DType::Int64,
+                DType::Bool,
+                DType::UInt8,
+            ][b.u8() as usize % 5],
         ),
         (4, _) | (255, AttrType::ListInt) => AttrValue::ListInt(small_ints(b)),
         (5, _) | (255, AttrType::String) => {
@@ -115,9 +128,12 @@ fn attr(b: &mut Bytes, declared: AttrType) -> AttrValue {
 fuzz_target!(|data: &[u8]| {
     let mut b = Bytes(data);
     let names = registry().names();
-    let op = names[b.u8() as usize % names.len()];
+    // Two bytes: the registry has more than 256 ops.
+    let pick = b.u8() as usize | (b.u8() as usize) << 8;
+    let op = names[pick % names.len()];
     let def = registry().get(op).expect("registered");
-    let inputs: Vec<Tensor> = (0..b.u8() % 5).map(|_| tensor(&mut b)).collect();
+    // Up to 6 inputs (NonMaxSuppressionV5 has 6).
+    let inputs: Vec<Tensor> = (0..b.u8() % 7).map(|_| tensor(&mut b)).collect();
     let mut attrs: Vec<(&str, AttrValue)> = Vec::new();
     for a in &def.attrs {
         if b.u8() % 3 != 0 {

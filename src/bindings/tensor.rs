@@ -10,7 +10,7 @@
 use super::errors::{describe, js, JsResult};
 use crate::status::{failed_precondition, invalid_argument, Result, Status};
 use crate::tensor::{try_alloc, DType, Data, Shape, Tensor};
-use js_sys::{BigInt64Array, Float32Array, Int32Array, Uint8Array};
+use js_sys::{BigInt64Array, Float32Array, Int32Array, Uint8Array, Uint8ClampedArray};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -215,6 +215,7 @@ pub(crate) fn dtype_code(d: DType) -> u32 {
         DType::Int64 => 2,
         DType::Bool => 3,
         DType::Resource => 4,
+        DType::UInt8 => 5,
     }
 }
 
@@ -290,6 +291,12 @@ pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
                     .ok_or_else(|| wrong("Uint8Array"))?;
                 a.subarray(0, room(a.length())?).copy_from(&bool_bytes(v));
             }
+            Data::U8(v) => {
+                let a = target
+                    .dyn_ref::<Uint8Array>()
+                    .ok_or_else(|| wrong("Uint8Array"))?;
+                a.subarray(0, room(a.length())?).copy_from(v);
+            }
             Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         }
         Ok(n as u32)
@@ -311,6 +318,7 @@ pub fn tensor_data(h: f64) -> JsResult<JsValue> {
             Data::I32(v) => Int32Array::from(v.as_slice()).into(),
             Data::I64(v) => BigInt64Array::from(v.as_slice()).into(),
             Data::Bool(v) => Uint8Array::from(bool_bytes(v).as_slice()).into(),
+            Data::U8(v) => Uint8Array::from(v.as_slice()).into(),
             Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         })
     })
@@ -418,6 +426,11 @@ pub(crate) fn tensor_from_js(values: &JsValue, rank: u32) -> Result<Tensor> {
         let mut v = try_alloc::<i64>(check_len(&shape, a.length())?)?;
         a.copy_to(&mut v);
         Data::I64(v)
+    } else if let Some(a) = values.dyn_ref::<Uint8ClampedArray>() {
+        // The JS wrapper hands uint8 data over as a Uint8ClampedArray view (Uint8Array is bool).
+        let mut v = try_alloc::<u8>(check_len(&shape, a.length())?)?;
+        a.copy_to(&mut v);
+        Data::U8(v)
     } else if let Some(a) = values.dyn_ref::<Uint8Array>() {
         let n = check_len(&shape, a.length())?;
         let mut bytes = vec![0u8; 0];
@@ -434,8 +447,8 @@ pub(crate) fn tensor_from_js(values: &JsValue, rank: u32) -> Result<Tensor> {
         Data::Bool(v)
     } else {
         return Err(invalid_argument(format!(
-            "tensor values must be a Float32Array, Int32Array, BigInt64Array or Uint8Array (bool), \
-             got {}",
+            "tensor values must be a Float32Array, Int32Array, BigInt64Array, Uint8Array (bool) or \
+             Uint8ClampedArray (uint8), got {}",
             describe(values)
         )));
     };

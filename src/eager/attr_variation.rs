@@ -71,6 +71,7 @@ fn render_tensor(t: &Tensor) -> String {
         Data::I32(v) => first(v),
         Data::I64(v) => first(v),
         Data::Bool(v) => first(v),
+        Data::U8(v) => first(v),
         Data::Resource(_) => Vec::new(),
     };
     let more = if t.num_elements() > values.len() {

@@ -14,7 +14,13 @@ use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
 type Outputs = Result<Vec<Tensor>>;
 
 /// Every storable dtype but resources: Equal/NotEqual, Cast, ZerosLike, Select's T.
-const VALUES: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::Bool];
+const VALUES: &[DType] = &[
+    DType::Float32,
+    DType::Int32,
+    DType::Int64,
+    DType::Bool,
+    DType::UInt8,
+];
 
 pub fn register(reg: &mut Registry) {
     let binary: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 12] = [
@@ -667,10 +673,12 @@ trait Scalar: Element {
     fn to_i32(self) -> i32;
     fn to_i64(self) -> i64;
     fn to_bool(self) -> bool;
+    /// Wraps modulo 256 like a C++ integer conversion (floats through int32, as on x86).
+    fn to_u8(self) -> u8;
 }
 
 macro_rules! scalar_num {
-    ($t:ty, $one:expr) => {
+    ($t:ty, $one:expr, $wide:ty) => {
         impl Scalar for $t {
             const ONE: Self = $one;
             fn to_f32(self) -> f32 {
@@ -686,12 +694,16 @@ macro_rules! scalar_num {
             fn to_bool(self) -> bool {
                 self != (0 as $t)
             }
+            fn to_u8(self) -> u8 {
+                self as $wide as u8
+            }
         }
     };
 }
-scalar_num!(f32, 1.0);
-scalar_num!(i32, 1);
-scalar_num!(i64, 1);
+scalar_num!(f32, 1.0, i32);
+scalar_num!(i32, 1, i32);
+scalar_num!(i64, 1, i64);
+scalar_num!(u8, 1, u8);
 
 impl Scalar for bool {
     const ONE: Self = true;
@@ -706,6 +718,9 @@ impl Scalar for bool {
     }
     fn to_bool(self) -> bool {
         self
+    }
+    fn to_u8(self) -> u8 {
+        self as u8
     }
 }
 
@@ -729,6 +744,7 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
             DType::Int32 => unary_map_fn(t, S::to_i32),
             DType::Int64 => unary_map_fn(t, S::to_i64),
             DType::Bool => unary_map_fn(t, S::to_bool),
+            DType::UInt8 => unary_map_fn(t, S::to_u8),
             DType::Resource => Err(invalid_argument("cannot cast to a resource")),
         }
     })

@@ -5,11 +5,15 @@ pub mod array;
 pub mod broadcast;
 pub mod list;
 pub mod math;
+pub mod math_extra;
+pub mod math_more;
 pub mod nn;
+pub mod num;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
 pub mod tensor_array;
+pub mod tfjs_only;
 pub mod vmath;
 
 use crate::ops::Registry;
@@ -42,4 +46,7 @@ pub fn register_all(reg: &mut Registry) {
     math::register(reg);
     reduce::register(reg);
     array::register(reg);
+    math_extra::register(reg);
+    math_more::register(reg);
+    tfjs_only::register(reg);
 }

@@ -501,6 +501,8 @@ fn tensor_from_proto(st: TensorState) -> Result<Tensor> {
         DType::Int32 => Data::I32(fill(st.ints.into_iter().map(|i| i as i32).collect(), n)?),
         DType::Int64 => Data::I64(fill(st.int64s, n)?),
         DType::Bool => Data::Bool(fill(st.bools, n)?),
+        // uint8 values travel in intVal, like int32.
+        DType::UInt8 => Data::U8(fill(st.ints.into_iter().map(|i| i as u8).collect(), n)?),
         DType::Resource => return Err(invalid_argument("a tensor attr cannot hold a resource")),
     };
     Tensor::new(shape, data)

@@ -11,8 +11,13 @@ use std::cell::RefCell;
 
 /// Matches feeds to the signature inputs (by key, tensor name or node name) and checks dtype, rank
 /// and fixed dims.
-pub fn order_feeds(inputs: &[TensorInfo], feeds: Vec<(String, Tensor)>) -> Result<Vec<Tensor>> {
-    if feeds.len() != inputs.len() {
+pub fn order_feeds(
+    inputs: &[TensorInfo],
+    optional: &[bool],
+    feeds: Vec<(String, Tensor)>,
+) -> Result<Vec<Option<Tensor>>> {
+    let required = optional.iter().filter(|&&o| !o).count();
+    if feeds.len() > inputs.len() || feeds.len() < required {
         return Err(invalid_argument(format!(
             "model takes {} input{} ({}), got {}",
             inputs.len(),
@@ -42,7 +47,14 @@ pub fn order_feeds(inputs: &[TensorInfo], feeds: Vec<(String, Tensor)>) -> Resul
         check_input(&inputs[k], &t)?;
         ordered[k] = Some(t);
     }
-    Ok(ordered.into_iter().flatten().collect())
+    if let Some(k) = (0..inputs.len()).find(|&k| ordered[k].is_none() && !optional[k]) {
+        return Err(invalid_argument(format!(
+            "input '{}' is not fed (inputs: {})",
+            inputs[k].name,
+            names(inputs)
+        )));
+    }
+    Ok(ordered)
 }
 
 fn names(inputs: &[TensorInfo]) -> String {
@@ -120,11 +132,24 @@ pub(crate) fn step(
     ctx: &mut EagerContext,
     g: &Loaded,
     p: usize,
-    feeds: &[Tensor],
+    feeds: &[Option<Tensor>],
     args: &[Tensor],
 ) -> Result<Vec<Tensor>> {
     Ok(match &g.nodes[p].kind {
-        NodeKind::Feed(k) => vec![feeds[*k].clone()],
+        NodeKind::Feed(k) => vec![feeds[*k]
+            .clone()
+            .ok_or_else(|| invalid_argument("a required input is not fed"))?],
+        // A PlaceholderWithDefault: the feed when given, else its default input.
+        NodeKind::FeedOr {
+            feed,
+            def,
+            attrs,
+            resolved,
+        } => match &feeds[*feed] {
+            Some(t) => vec![t.clone()],
+            None => run_op(ctx, def, (attrs, &g.attr_values), resolved, args)
+                .map_err(|e| e.context(format!("node '{}'", g.name(p))))?,
+        },
         NodeKind::Constant(t) => vec![t.clone()],
         NodeKind::Variable { handle, read } => {
             ctx.execute_key(&g.read_keys[*read], std::slice::from_ref(handle))?
@@ -149,7 +174,7 @@ pub(crate) fn step(
 pub fn run(
     ctx: &mut EagerContext,
     g: &Loaded,
-    feeds: &[Tensor],
+    feeds: &[Option<Tensor>],
     fetch: Option<&[(usize, usize)]>,
 ) -> Result<Vec<Tensor>> {
     let mut fetched: Vec<Option<Tensor>> = vec![None; fetch.map_or(0, <[_]>::len)];

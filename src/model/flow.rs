@@ -189,7 +189,7 @@ pub fn run(
     ctx: &mut EagerContext,
     g: &Loaded,
     f: &Flow,
-    feeds: &[Tensor],
+    feeds: &[Option<Tensor>],
     max_iterations: u64,
     fetch: Option<&[(usize, usize)]>,
 ) -> Result<Vec<Tensor>> {
@@ -262,7 +262,12 @@ pub fn run(
 }
 
 impl Run<'_> {
-    fn fire(&mut self, ctx: &mut EagerContext, feeds: &[Tensor], item: Ready) -> Result<()> {
+    fn fire(
+        &mut self,
+        ctx: &mut EagerContext,
+        feeds: &[Option<Tensor>],
+        item: Ready,
+    ) -> Result<()> {
         let Ready {
             node,
             tag,

@@ -228,6 +228,8 @@ pub fn load<W: WeightSource + ?Sized>(
 /// What one needed node becomes.
 enum Plan {
     Feed(usize),
+    /// A PlaceholderWithDefault input: the feed when given, else the op on its default input.
+    FeedOr(usize, &'static ops::OpDef, Vec<(&'static str, u32)>),
     Weight(usize),
     Constant(Tensor),
     Op(&'static ops::OpDef, Vec<(&'static str, u32)>),
@@ -239,6 +241,8 @@ struct LoadPlan<'m> {
     nodes: &'m [NodeDef<'m>],
     edges: Edges,
     inputs: Vec<TensorInfo>,
+    /// Per input: a PlaceholderWithDefault, which may be left unfed.
+    optional: Vec<bool>,
     outputs: Vec<TensorInfo>,
     /// Signature outputs as (node, output index).
     output_refs: Vec<(usize, usize)>,
@@ -269,7 +273,15 @@ fn plan<'m>(
     let index = index_nodes(nodes)?;
     let edges = resolve_edges(nodes, &index)?;
 
-    let (inputs, outputs) = match &m.signature {
+    let (mut inputs, outputs) = match &m.signature {
+        // A signature listing outputs only takes the graph's Placeholders as inputs (TF.js).
+        Some(sig) if sig.inputs.is_empty() && !sig.outputs.is_empty() => (
+            default_signature(nodes)?.0,
+            sig.outputs
+                .iter()
+                .map(|(k, t)| tensor_info(k, t))
+                .collect::<Result<Vec<_>>>()?,
+        ),
         Some(sig) if !sig.inputs.is_empty() || !sig.outputs.is_empty() => (
             sig.inputs
                 .iter()
@@ -296,6 +308,13 @@ fn plan<'m>(
         Ok((i, r.output))
     };
     let output_refs = outputs.iter().map(locate).collect::<Result<Vec<_>>>()?;
+    // A PlaceholderWithDefault input may be left unfed (its default input runs instead); optional
+    // inputs go last, so a lone tensor feeds the first required one.
+    let is_optional = |info: &TensorInfo| {
+        locate(info).is_ok_and(|(i, _)| nodes[i].op == "PlaceholderWithDefault")
+    };
+    inputs.sort_by_key(|info| is_optional(info));
+    let optional: Vec<bool> = inputs.iter().map(is_optional).collect();
     let mut feed_of: HashMap<usize, usize, FastBuild> = HashMap::default();
     for (k, info) in inputs.iter().enumerate() {
         let (i, _) = locate(info)?;
@@ -317,7 +336,12 @@ fn plan<'m>(
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
-            Plan::Feed(k)
+            if optional[k] {
+                let def = crate::registry::lookup(&n.op)?;
+                Plan::FeedOr(k, def, node_attrs(n, def, &mut attr_pool)?)
+            } else {
+                Plan::Feed(k)
+            }
         } else if let Some(op) = FlowOp::parse(&n.op) {
             let lowered = expanded.and_then(|e| e.frames.get(&*n.name));
             Plan::Flow(flow_node(n, op, lowered, &mut frames)?)
@@ -329,10 +353,20 @@ fn plan<'m>(
         };
         plans.push(plan);
     }
+    check_arity(
+        nodes,
+        &edges,
+        &order,
+        &plans,
+        &attr_pool,
+        &outputs,
+        &output_refs,
+    )?;
     Ok(LoadPlan {
         nodes,
         edges,
         inputs,
+        optional,
         outputs,
         output_refs,
         order,
@@ -342,6 +376,64 @@ fn plan<'m>(
         loops,
         frames,
     })
+}
+
+/// A data input (or signature output) naming an output its producer does not have fails at load,
+/// not at the first run.
+fn check_arity(
+    nodes: &[NodeDef<'_>],
+    edges: &Edges,
+    order: &[usize],
+    plans: &[Plan],
+    attr_pool: &AttrPool<'_>,
+    outputs: &[TensorInfo],
+    output_refs: &[(usize, usize)],
+) -> Result<()> {
+    let mut position = vec![usize::MAX; nodes.len()];
+    for (p, &i) in order.iter().enumerate() {
+        position[i] = p;
+    }
+    // Control-flow nodes (Switch has two outputs) and feeds are not op-defined: no check.
+    let count_of = |i: usize| match plans.get(position[i]) {
+        Some(Plan::Op(def, attrs)) => Some(super::arity::output_count(
+            def.name,
+            edges.data(i).len(),
+            |n| {
+                attrs
+                    .iter()
+                    .find(|(k, _)| *k == n)
+                    .map(|&(_, at)| &attr_pool.values[at as usize])
+            },
+        )),
+        Some(Plan::Flow(_)) => None,
+        _ => Some(1),
+    };
+    let fail = |what: String, s: usize, o: usize, have: usize| {
+        invalid_argument(format!(
+            "{what} reads output {o} of node '{}' ({}), which has {have} output{}",
+            nodes[s].name,
+            nodes[s].op,
+            if have == 1 { "" } else { "s" }
+        ))
+    };
+    for &i in order {
+        for &(s, o) in edges.data(i) {
+            if let Some(have) = count_of(s).filter(|&have| o >= have) {
+                return Err(fail(format!("node '{}'", nodes[i].name), s, o, have));
+            }
+        }
+    }
+    for (info, &(s, o)) in outputs.iter().zip(output_refs) {
+        if let Some(have) = count_of(s).filter(|&have| o >= have) {
+            return Err(fail(
+                format!("signature output '{}'", info.name),
+                s,
+                o,
+                have,
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A control-flow node: for an Enter, its frame (named in `frames`) and whether it is a loop
@@ -514,6 +606,7 @@ fn build_nodes<W: WeightSource + ?Sized>(
     let LoadPlan {
         nodes,
         inputs,
+        optional,
         outputs,
         order,
         plans,
@@ -546,6 +639,12 @@ fn build_nodes<W: WeightSource + ?Sized>(
     {
         let kind = match plan {
             Plan::Feed(k) => NodeKind::Feed(k),
+            Plan::FeedOr(feed, def, attrs) => NodeKind::FeedOr {
+                feed,
+                def,
+                attrs,
+                resolved: RefCell::new(Memo::NeverRun),
+            },
             Plan::Constant(t) => NodeKind::Constant(t),
             Plan::Flow(op) => NodeKind::Flow(op),
             Plan::Op(def, attrs) => NodeKind::Op {
@@ -590,6 +689,7 @@ fn build_nodes<W: WeightSource + ?Sized>(
             flow: layout.flow,
         }),
         inputs,
+        optional,
         outputs,
         weight_bytes,
     })

@@ -2,6 +2,7 @@
 //! (each weight a resource variable made by executing VarHandleOp + AssignVariableOp through the
 //! context), run node by node through `EagerContext::execute`, released completely on dispose.
 
+mod arity;
 pub mod attr_json;
 mod executor;
 mod flow;
@@ -37,6 +38,13 @@ pub(crate) enum NodeKind {
     /// Const backed by a weight: read through ReadVariableOp on each run, as a restored TF model
     /// does (`read`: that op's cache key in `Loaded::read_keys`, resolved at load).
     Variable { handle: Tensor, read: usize },
+    /// PlaceholderWithDefault: fed from input `feed` when given, else run as an op on its default.
+    FeedOr {
+        feed: usize,
+        def: &'static OpDef,
+        attrs: Vec<(&'static str, u32)>,
+        resolved: RefCell<Memo>,
+    },
     /// Const with an inline value (not in the weights).
     Constant(Tensor),
     Op {
@@ -109,6 +117,8 @@ fn disposed() -> crate::status::Status {
 pub struct GraphModel {
     loaded: Option<Loaded>,
     inputs: Vec<TensorInfo>,
+    /// Per input: may be left unfed (a PlaceholderWithDefault).
+    optional: Vec<bool>,
     outputs: Vec<TensorInfo>,
     weight_bytes: usize,
 }
@@ -137,6 +147,11 @@ impl GraphModel {
 
     pub fn inputs(&self) -> &[TensorInfo] {
         &self.inputs
+    }
+
+    /// Whether input `k` (in `inputs()` order) may be left unfed.
+    pub fn input_is_optional(&self, k: usize) -> bool {
+        self.optional.get(k).copied().unwrap_or(false)
     }
 
     pub fn outputs(&self) -> &[TensorInfo] {
@@ -204,7 +219,7 @@ impl GraphModel {
         fetch: Option<&[(usize, usize)]>,
     ) -> Result<Vec<Tensor>> {
         let loaded = self.loaded.as_ref().ok_or_else(disposed)?;
-        let ordered = executor::order_feeds(&self.inputs, feeds)?;
+        let ordered = executor::order_feeds(&self.inputs, &self.optional, feeds)?;
         // Resources the graph itself creates (a VarHandleOp node that is not a weight) belong to
         // the model, so that dispose() releases them too.
         let previous = ctx.enter_scope(loaded.scope);
@@ -229,6 +244,7 @@ impl GraphModel {
         // Metadata goes too, so heap in use returns to its pre-load value even while the (JS)
         // owner of this struct is alive.
         self.inputs = Vec::new();
+        self.optional = Vec::new();
         self.outputs = Vec::new();
     }
 }

@@ -110,6 +110,11 @@ pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
             v.extend(bytes.iter().map(|&b| b != 0));
             Data::Bool(v)
         }
+        DType::UInt8 => {
+            let mut v = try_with_capacity::<u8>(n)?;
+            v.extend_from_slice(bytes);
+            Data::U8(v)
+        }
         DType::Resource => return Err(invalid_argument("weights cannot be resources")),
     })
 }

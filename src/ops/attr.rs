@@ -228,6 +228,7 @@ fn tensors_equal(a: &Tensor, b: &Tensor) -> bool {
             (Data::I32(x), Data::I32(y)) => x == y,
             (Data::I64(x), Data::I64(y)) => x == y,
             (Data::Bool(x), Data::Bool(y)) => x == y,
+            (Data::U8(x), Data::U8(y)) => x == y,
             (Data::Resource(x), Data::Resource(y)) => x == y,
             _ => false,
         }
@@ -252,6 +253,7 @@ impl Hash for AttrValue {
                     Data::I32(v) => v.hash(h),
                     Data::I64(v) => v.hash(h),
                     Data::Bool(v) => v.hash(h),
+                    Data::U8(v) => v.hash(h),
                     Data::Resource(r) => r.hash(h),
                 }
             }

@@ -8,16 +8,19 @@ pub enum DType {
     Int32,
     Int64,
     Bool,
+    /// Unsigned 8-bit (image bytes).
+    UInt8,
     /// A handle to a resource (a variable); the tensor holds one handle, not data.
     Resource,
 }
 
 impl DType {
-    pub const ALL: [DType; 5] = [
+    pub const ALL: [DType; 6] = [
         DType::Float32,
         DType::Int32,
         DType::Int64,
         DType::Bool,
+        DType::UInt8,
         DType::Resource,
     ];
 
@@ -25,7 +28,7 @@ impl DType {
         match self {
             DType::Float32 | DType::Int32 => 4,
             DType::Int64 => 8,
-            DType::Bool => 1,
+            DType::Bool | DType::UInt8 => 1,
             DType::Resource => std::mem::size_of::<super::handle::ResourceHandle>(),
         }
     }
@@ -37,6 +40,7 @@ impl DType {
             DType::Int32 => "int32",
             DType::Int64 => "int64",
             DType::Bool => "bool",
+            DType::UInt8 => "uint8",
             DType::Resource => "resource",
         }
     }
@@ -48,6 +52,7 @@ impl DType {
             DType::Int32 => "DT_INT32",
             DType::Int64 => "DT_INT64",
             DType::Bool => "DT_BOOL",
+            DType::UInt8 => "DT_UINT8",
             DType::Resource => "DT_RESOURCE",
         }
     }
@@ -59,19 +64,23 @@ impl DType {
             "int32" | "DT_INT32" => DType::Int32,
             "int64" | "DT_INT64" => DType::Int64,
             "bool" | "DT_BOOL" => DType::Bool,
+            "uint8" | "DT_UINT8" => DType::UInt8,
             "resource" | "DT_RESOURCE" => DType::Resource,
             // TF's variant tensors (TensorList handles) are resource handles here.
             "variant" | "DT_VARIANT" => DType::Resource,
             other => {
                 return Err(invalid_argument(format!(
-                    "unsupported dtype '{other}' (supported: float32, int32, int64, bool)"
+                    "unsupported dtype '{other}' (supported: float32, int32, int64, bool, uint8)"
                 )))
             }
         })
     }
 
     pub fn is_numeric(self) -> bool {
-        matches!(self, DType::Float32 | DType::Int32 | DType::Int64)
+        matches!(
+            self,
+            DType::Float32 | DType::Int32 | DType::Int64 | DType::UInt8
+        )
     }
 }
 

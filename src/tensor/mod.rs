@@ -20,6 +20,7 @@ pub enum Data {
     I32(Vec<i32>),
     I64(Vec<i64>),
     Bool(Vec<bool>),
+    U8(Vec<u8>),
     Resource(ResourceHandle),
 }
 
@@ -30,6 +31,7 @@ impl Data {
             Data::I32(_) => DType::Int32,
             Data::I64(_) => DType::Int64,
             Data::Bool(_) => DType::Bool,
+            Data::U8(_) => DType::UInt8,
             Data::Resource(_) => DType::Resource,
         }
     }
@@ -40,6 +42,7 @@ impl Data {
             Data::I32(v) => v.len(),
             Data::I64(v) => v.len(),
             Data::Bool(v) => v.len(),
+            Data::U8(v) => v.len(),
             Data::Resource(_) => 1,
         }
     }
@@ -122,6 +125,7 @@ element!(f32, F32, Float32);
 element!(i32, I32, Int32);
 element!(i64, I64, Int64);
 element!(bool, Bool, Bool);
+element!(u8, U8, UInt8);
 
 /// Largest buffer one tensor may have: 2 GiB, what a wasm32 instance can address in one piece. The
 /// same bound natively keeps behaviour identical and stops a hostile shape from reaching the OS
@@ -207,6 +211,7 @@ impl Tensor {
             DType::Int32 => Data::I32(try_alloc(n)?),
             DType::Int64 => Data::I64(try_alloc(n)?),
             DType::Bool => Data::Bool(try_alloc(n)?),
+            DType::UInt8 => Data::U8(try_alloc(n)?),
             DType::Resource => {
                 return Err(invalid_argument("cannot create a zero resource tensor"))
             }
@@ -272,6 +277,8 @@ impl Tensor {
         match &self.buffer.data {
             Data::I32(v) => Ok(v.iter().map(|&x| x as i64).collect()),
             Data::I64(v) => Ok(v.clone()),
+            // Index-like uint8 inputs (OneHot's indices).
+            Data::U8(v) => Ok(v.iter().map(|&x| x as i64).collect()),
             _ => Err(invalid_argument(format!(
                 "expected an int32 or int64 tensor, got {}",
                 self.dtype()
@@ -334,6 +341,10 @@ macro_rules! with_dtype {
             }
             $crate::tensor::DType::Bool => {
                 type $T = bool;
+                $body
+            }
+            $crate::tensor::DType::UInt8 => {
+                type $T = u8;
                 $body
             }
             $crate::tensor::DType::Resource => Err($crate::status::invalid_argument(

@@ -162,6 +162,7 @@ pub fn tensor_from_json(v: &Value) -> Tensor {
         DType::Int32 => Data::I32(data.iter().map(|x| num(x) as i32).collect()),
         DType::Int64 => Data::I64(data.iter().map(|x| num(x) as i64).collect()),
         DType::Bool => Data::Bool(data.iter().map(|x| num(x) != 0.0).collect()),
+        DType::UInt8 => Data::U8(data.iter().map(|x| num(x) as u8).collect()),
         DType::Resource => panic!("resource in fixture"),
     };
     Tensor::new(shape, d).expect("fixture tensor")
@@ -204,6 +205,7 @@ pub fn compare(got: &Tensor, want: &Tensor, atol: f32, rtol: f32) -> Result<(), 
         (Data::I32(g), Data::I32(w)) if g == w => Ok(()),
         (Data::I64(g), Data::I64(w)) if g == w => Ok(()),
         (Data::Bool(g), Data::Bool(w)) if g == w => Ok(()),
+        (Data::U8(g), Data::U8(w)) if g == w => Ok(()),
         (g, w) => Err(format!("values differ: got {g:?}, expected {w:?}")),
     }
 }
@@ -218,16 +220,29 @@ macro_rules! op_fixtures {
 
 op_fixtures!(
     "array",
+    "array_extra",
     "batchnorm",
     "binary",
     "compare",
     "conv",
+    "conv_transpose",
+    "dynamic",
+    "einsum",
+    "gather_nd",
+    "image_extra",
+    "image_more",
+    "math_extra",
+    "math_more",
     "matmul",
     "pool",
     "reduce",
     "resize",
     "softmax",
+    "sparse",
+    "tfjs_only",
+    "uint8",
     "unary",
+    "volume",
 );
 
 pub struct ModelFixture {
@@ -300,6 +315,15 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("map_fn_v2"),
     model_fixture!("nested_loop_v2"),
     model_fixture!("while_tensorarray_v2"),
+    // Op coverage (tools/gen_models.py).
+    model_fixture!("unet_transpose"),
+    model_fixture!("keypoint_decoder"),
+    model_fixture!("detector_head"),
+    model_fixture!("upsample_d2s"),
+    model_fixture!("uint8_image"),
+    model_fixture!("misc_ops"),
+    model_fixture!("bert_tiny"),
+    model_fixture!("frozen_no_inputs"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized

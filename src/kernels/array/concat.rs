@@ -63,7 +63,11 @@ fn join(parts: &[&Tensor], runs: &[usize], outer: usize, shape: Shape) -> Result
     })
 }
 
-fn concat_v2(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+pub(super) fn concat_v2(
+    a: &NodeAttrs,
+    _: &mut KernelContext<'_>,
+    inputs: &[Tensor],
+) -> Result<Vec<Tensor>> {
     let n = a.int("N")?;
     if n < 2 {
         return Err(invalid_argument(format!(

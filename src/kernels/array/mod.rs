@@ -4,12 +4,16 @@
 
 pub mod assemble;
 mod concat;
+mod dynamic;
+mod extra;
 mod fill;
 mod gather;
+mod gather_nd;
 mod identity;
 mod pad;
 mod shape_ops;
 mod slice;
+mod sparse;
 pub mod strided;
 mod transpose;
 
@@ -32,6 +36,10 @@ pub fn register(reg: &mut Registry) {
     pad::register(reg);
     fill::register(reg);
     identity::register(reg);
+    gather_nd::register(reg);
+    dynamic::register(reg);
+    extra::register(reg);
+    sparse::register(reg);
 }
 
 /// Reads a 1-D int32/int64 input (shape, begin, perm...) as i64s; `what` names it in errors.

@@ -4,14 +4,20 @@
 pub mod activation;
 pub mod batchnorm;
 pub mod conv;
+pub mod conv_transpose;
 pub mod depthwise;
+pub mod einsum;
 pub mod epilogue;
 pub mod fused;
 pub mod gemm;
+pub mod image_more;
 pub mod matmul;
+pub mod nms;
 pub mod pool;
 pub mod resize;
+pub mod resize_nearest;
 pub mod simd;
+pub mod volume;
 pub mod window;
 
 use crate::ops::Registry;
@@ -20,9 +26,15 @@ pub fn register(reg: &mut Registry) {
     activation::register(reg);
     batchnorm::register(reg);
     conv::register(reg);
+    conv_transpose::register(reg);
     depthwise::register(reg);
+    einsum::register(reg);
     fused::register(reg);
+    image_more::register(reg);
     matmul::register(reg);
+    nms::register(reg);
     pool::register(reg);
     resize::register(reg);
+    resize_nearest::register(reg);
+    volume::register(reg);
 }

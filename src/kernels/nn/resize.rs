@@ -2,7 +2,6 @@
 //! corner alignment); any numeric input, float32 output.
 
 use crate::kernels::nn::simd::{load_at, store_at, F4};
-use crate::ops::def::NUMERIC;
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, resource_exhausted, Result};
@@ -14,7 +13,7 @@ pub fn register(reg: &mut Registry) {
         OpBuilder::new("ResizeBilinear", Simple(resize_bilinear))
             .input("images", "T")
             .fixed_input("size", DType::Int32)
-            .type_attr("T", NUMERIC)
+            .type_attr("T", crate::kernels::num::WITH_U8)
             .bool_attr("align_corners", false)
             .bool_attr("half_pixel_centers", false),
     );

@@ -1,0 +1,289 @@
+//! Ops whose output shape depends on the values: Where, TopKV2, Unique, UniqueV2, ListDiff. The
+//! selection is computed on dtype-agnostic keys or indices; values move through `assemble`.
+
+use super::assemble::assemble;
+use super::{int_scalar, int_vector};
+use crate::kernels::num::{int_tensor, norm_axis, prod, Num, WITH_U8};
+use crate::ops::def::{ANY, INDEX};
+use crate::ops::{KernelContext, KernelFactory::Simple};
+use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::status::{invalid_argument, Result};
+use crate::tensor::{DType, Shape, Tensor};
+use std::collections::HashMap;
+
+type Outputs = Result<Vec<Tensor>>;
+
+pub fn register(reg: &mut Registry) {
+    reg.add(
+        OpBuilder::new("Where", Simple(where_op))
+            .input("input", "T")
+            .type_attr_default("T", ANY, DType::Bool),
+    );
+    reg.add(
+        OpBuilder::new("TopKV2", Simple(top_k))
+            .input("input", "T")
+            .input("k", "Tk")
+            .bool_attr("sorted", true)
+            .type_attr("T", WITH_U8)
+            .type_attr_default("Tk", INDEX, DType::Int32)
+            .type_attr_default("index_type", INDEX, DType::Int32),
+    );
+    reg.add(
+        OpBuilder::new("Unique", Simple(unique))
+            .input("x", "T")
+            .type_attr("T", ANY)
+            .type_attr_default("out_idx", INDEX, DType::Int32),
+    );
+    reg.add(
+        OpBuilder::new("UniqueV2", Simple(unique))
+            .input("x", "T")
+            .input("axis", "Taxis")
+            .type_attr("T", ANY)
+            .type_attr_default("Taxis", INDEX, DType::Int64)
+            .type_attr_default("out_idx", INDEX, DType::Int32),
+    );
+    reg.add(
+        OpBuilder::new("ListDiff", Simple(list_diff))
+            .input("x", "T")
+            .input("y", "T")
+            .type_attr("T", ANY)
+            .type_attr_default("out_idx", INDEX, DType::Int32),
+    );
+}
+
+/// Hashable identity of every element: equal values give equal keys (0.0 and -0.0 too); NaN gives
+/// None (never equal to anything, as in C++).
+fn keys(t: &Tensor) -> Result<Vec<Option<u64>>> {
+    Ok(match t.dtype() {
+        DType::Float32 => t
+            .f32s()?
+            .iter()
+            .map(|&v| (!v.is_nan()).then(|| (v + 0.0).to_bits() as u64))
+            .collect(),
+        DType::Int32 => t
+            .as_slice::<i32>()?
+            .iter()
+            .map(|&v| Some(v as u64))
+            .collect(),
+        DType::Int64 => t
+            .as_slice::<i64>()?
+            .iter()
+            .map(|&v| Some(v as u64))
+            .collect(),
+        DType::Bool => t
+            .as_slice::<bool>()?
+            .iter()
+            .map(|&v| Some(v as u64))
+            .collect(),
+        DType::UInt8 => t
+            .as_slice::<u8>()?
+            .iter()
+            .map(|&v| Some(v as u64))
+            .collect(),
+        d => return Err(invalid_argument(format!("dtype {d} is not supported"))),
+    })
+}
+
+fn where_op(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let x = &inputs[0];
+    if x.rank() == 0 {
+        return Err(invalid_argument("WhereOp : Unhandled input dimensions: 0"));
+    }
+    let truth: Vec<bool> = match x.dtype() {
+        DType::Bool => x.as_slice::<bool>()?.to_vec(),
+        DType::Float32 => x.f32s()?.iter().map(|&v| v != 0.0).collect(),
+        _ => keys(x)?.iter().map(|k| *k != Some(0)).collect(),
+    };
+    let dims = x.dims();
+    let rank = dims.len();
+    let mut out = Vec::new();
+    let mut coord = vec![0i64; rank];
+    for &t in &truth {
+        if t {
+            out.extend_from_slice(&coord);
+        }
+        // Row-major increment of the coordinate.
+        for d in (0..rank).rev() {
+            coord[d] += 1;
+            if (coord[d] as usize) < dims[d] {
+                break;
+            }
+            coord[d] = 0;
+        }
+    }
+    let n = out.len() / rank;
+    Ok(vec![Tensor::from_slice(&[n, rank], &out)?])
+}
+
+fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let x = &inputs[0];
+    if inputs[1].rank() != 0 {
+        return Err(invalid_argument(format!(
+            "k must be 0-D, got shape {}",
+            inputs[1].shape()
+        )));
+    }
+    let k = int_scalar(&inputs[1], "k", true)?;
+    if k < 0 {
+        return Err(invalid_argument(format!("Need k >= 0, got {k}")));
+    }
+    if x.rank() < 1 {
+        return Err(invalid_argument(format!(
+            "input must be >= 1-D, got shape {}",
+            x.shape()
+        )));
+    }
+    let d = x.dims();
+    let n = d[d.len() - 1];
+    if (n as u64) < k as u64 {
+        return Err(invalid_argument(format!(
+            "input must have at least k columns. Had {n}, needed {k}"
+        )));
+    }
+    let k = k as usize;
+    let rows = prod(&d[..d.len() - 1]);
+    // `sorted = false` leaves the order unspecified in TF; the sorted order is one valid choice.
+    fn order<T: Num>(x: &Tensor, rows: usize, n: usize, k: usize) -> Result<Vec<usize>> {
+        let v = x.as_slice::<T>()?;
+        let mut picked = Vec::with_capacity(rows * k);
+        let mut idx: Vec<usize> = Vec::with_capacity(n);
+        for r in 0..rows {
+            let row = &v[r * n..(r + 1) * n];
+            idx.clear();
+            idx.extend(0..n);
+            // Stable: equal values keep the lower index first, as TF.
+            idx.sort_by(|&i, &j| {
+                row[j]
+                    .partial_cmp(&row[i])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+            picked.extend(idx[..k].iter().map(|&i| r * n + i));
+        }
+        Ok(picked)
+    }
+    let picked = crate::with_num!(x.dtype(), "TopKV2", T, { order::<T>(x, rows, n, k) })?;
+    let mut out_dims = d.to_vec();
+    out_dims[d.len() - 1] = k;
+    let shape = Shape::from_dims(&out_dims)?;
+    let values = assemble(&[x], x.dtype(), shape, &mut |emit| {
+        for &p in &picked {
+            emit(0, p, 1, 1);
+        }
+    })?;
+    let idx: Vec<i64> = picked.iter().map(|&p| (p % n.max(1)) as i64).collect();
+    let indices = int_tensor(a.dtype("index_type")?, &out_dims, &idx)?;
+    Ok(vec![values, indices])
+}
+
+fn unique(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let x = &inputs[0];
+    let axis = match inputs.get(1) {
+        None => None,
+        Some(t) => {
+            if t.rank() != 1 {
+                return Err(invalid_argument("axis expects a 1D vector."));
+            }
+            let v = int_vector(t, "axis")?;
+            if v.len() > 1 {
+                return Err(invalid_argument(
+                    "axis does not support input tensors larger than 1 elements.",
+                ));
+            }
+            match v.first() {
+                None => None,
+                Some(&ax) => Some(norm_axis(ax, x.rank(), "UniqueV2").map_err(|_| {
+                    invalid_argument(format!(
+                        "axis has to be between [{}, {})",
+                        -(x.rank() as i64),
+                        x.rank()
+                    ))
+                })?),
+            }
+        }
+    };
+    let axis = match axis {
+        Some(ax) => ax,
+        None => {
+            if x.rank() != 1 {
+                return Err(invalid_argument(format!(
+                    "unique expects a 1D vector, got shape {}",
+                    x.shape()
+                )));
+            }
+            0
+        }
+    };
+    let d = x.dims();
+    let (outer, len, inner) = (prod(&d[..axis]), d[axis], prod(&d[axis + 1..]));
+    let ks = keys(x)?;
+    // A slice along `axis` is its elements' keys over every outer and inner index.
+    let slice_key = |k: usize| -> Option<Vec<u64>> {
+        let mut v = Vec::with_capacity(outer * inner);
+        for o in 0..outer {
+            for i in 0..inner {
+                v.push(ks[(o * len + k) * inner + i]?);
+            }
+        }
+        Some(v)
+    };
+    let mut seen: HashMap<Vec<u64>, usize> = HashMap::new();
+    let mut firsts: Vec<usize> = Vec::new();
+    let mut idx = Vec::with_capacity(len);
+    for k in 0..len {
+        let slot = match slice_key(k) {
+            Some(key) => *seen.entry(key).or_insert_with(|| {
+                firsts.push(k);
+                firsts.len() - 1
+            }),
+            None => {
+                firsts.push(k);
+                firsts.len() - 1
+            }
+        };
+        idx.push(slot as i64);
+    }
+    let mut out_dims = d.to_vec();
+    out_dims[axis] = firsts.len();
+    let y = assemble(&[x], x.dtype(), Shape::new(out_dims)?, &mut |emit| {
+        for o in 0..outer {
+            for &k in &firsts {
+                emit(0, (o * len + k) * inner, inner, 1);
+            }
+        }
+    })?;
+    Ok(vec![y, int_tensor(a.dtype("out_idx")?, &[len], &idx)?])
+}
+
+fn list_diff(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    let (x, y) = (&inputs[0], &inputs[1]);
+    for (t, n) in [(x, "x"), (y, "y")] {
+        if t.rank() != 1 {
+            return Err(invalid_argument(format!(
+                "{n} should be a 1D vector, got shape {}",
+                t.shape()
+            )));
+        }
+    }
+    let remove: std::collections::HashSet<u64> = keys(y)?.into_iter().flatten().collect();
+    let kept: Vec<usize> = keys(x)?
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| k.is_none_or(|k| !remove.contains(&k)))
+        .map(|(i, _)| i)
+        .collect();
+    let out = assemble(
+        &[x],
+        x.dtype(),
+        Shape::from_dims(&[kept.len()])?,
+        &mut |emit| {
+            for &i in &kept {
+                emit(0, i, 1, 1);
+            }
+        },
+    )?;
+    let idx: Vec<i64> = kept.iter().map(|&i| i as i64).collect();
+    Ok(vec![
+        out,
+        int_tensor(a.dtype("out_idx")?, &[kept.len()], &idx)?,
+    ])
+}

@@ -1,0 +1,464 @@
+//! Rarer image ops of detection and segmentation models, as TF's CPU kernels compute them:
+//! CropAndResize (bilinear / nearest, extrapolation value), MaxPoolWithArgmax and Dilation2D
+//! (grayscale morphological dilation), ImageProjectiveTransformV3 (Keras' random rotation /
+//! translation layers). Plain loops: none is hot.
+
+use super::window::{dims4, padding_attr, spatial_pair, windowed_output, Padding};
+use crate::kernels::math::cast_tensor;
+use crate::kernels::num::{Num, WITH_U8};
+use crate::ops::def::INDEX;
+use crate::ops::{KernelContext, KernelFactory::Simple};
+use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::status::{invalid_argument, out_of_range, Result};
+use crate::tensor::{try_alloc, DType, Shape, Tensor};
+
+type Outputs = Result<Vec<Tensor>>;
+
+pub fn register(reg: &mut Registry) {
+    reg.add(
+        OpBuilder::new("CropAndResize", Simple(crop_and_resize))
+            .input("image", "T")
+            .fixed_input("boxes", DType::Float32)
+            .fixed_input("box_ind", DType::Int32)
+            .fixed_input("crop_size", DType::Int32)
+            .type_attr("T", WITH_U8)
+            .enum_attr("method", &["bilinear", "nearest"], Some("bilinear"))
+            .float_attr("extrapolation_value", 0.0),
+    );
+    reg.add(
+        OpBuilder::new("MaxPoolWithArgmax", Simple(max_pool_argmax))
+            .input("input", "T")
+            .ints_attr("ksize", None)
+            .ints_attr("strides", None)
+            .type_attr_default("Targmax", INDEX, DType::Int64)
+            .enum_attr("padding", &["SAME", "VALID"], None)
+            .bool_attr("include_batch_in_index", false)
+            .type_attr("T", WITH_U8),
+    );
+    reg.add(
+        OpBuilder::new("ImageProjectiveTransformV3", Simple(projective_transform))
+            .input("images", "dtype")
+            .fixed_input("transforms", DType::Float32)
+            .fixed_input("output_shape", DType::Int32)
+            .fixed_input("fill_value", DType::Float32)
+            .type_attr("dtype", WITH_U8)
+            .enum_attr("interpolation", &["NEAREST", "BILINEAR"], None)
+            .enum_attr(
+                "fill_mode",
+                &["REFLECT", "WRAP", "CONSTANT", "NEAREST"],
+                Some("CONSTANT"),
+            ),
+    );
+    reg.add(
+        OpBuilder::new("Dilation2D", Simple(dilation2d))
+            .input("input", "T")
+            .input("filter", "T")
+            .type_attr("T", WITH_U8)
+            .ints_attr("strides", None)
+            .ints_attr("rates", None)
+            .enum_attr("padding", &["SAME", "VALID"], None),
+    );
+}
+
+fn crop_and_resize(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
+    let (image, boxes, box_ind, crop) = (&i[0], &i[1], &i[2], &i[3]);
+    let [b, h, w, c] = dims4("CropAndResize", "input image", image.dims())?;
+    if h == 0 || w == 0 {
+        return Err(invalid_argument("image dimensions must be positive"));
+    }
+    if boxes.rank() != 2 || boxes.dims()[1] != 4 {
+        return Err(invalid_argument(format!(
+            "boxes must be 2-D [num_boxes, 4], got shape {}",
+            boxes.shape()
+        )));
+    }
+    let n = boxes.dims()[0];
+    if box_ind.rank() != 1 || box_ind.dims()[0] != n {
+        return Err(invalid_argument(format!(
+            "box_index has incompatible shape: {} for {n} boxes",
+            box_ind.shape()
+        )));
+    }
+    let cs = crop.as_slice::<i32>()?;
+    if crop.rank() != 1 || cs.len() != 2 {
+        return Err(invalid_argument(format!(
+            "crop_size must be 1-D with two elements, got shape {}",
+            crop.shape()
+        )));
+    }
+    if cs[0] <= 0 || cs[1] <= 0 {
+        return Err(invalid_argument("crop dimensions must be positive"));
+    }
+    let (ch, cw) = (cs[0] as usize, cs[1] as usize);
+    let bi = box_ind.as_slice::<i32>()?;
+    if bi.iter().any(|&k| k < 0 || k as usize >= b) {
+        // OutOfRange, as TF's CPU kernel.
+        return Err(out_of_range(format!(
+            "box_index has values outside [0, batch_size) (batch_size {b})"
+        )));
+    }
+    let shape = Shape::new(vec![n, ch, cw, c])?;
+    let nearest = a.string("method")? == "nearest";
+    let extrapolate = a.float("extrapolation_value")?;
+    let img = cast_tensor(image, DType::Float32)?;
+    let (px, bx) = (img.f32s()?, boxes.f32s()?);
+    let mut out = try_alloc::<f32>(shape.num_elements())?;
+    let at = |k: usize, y: usize, x: usize| ((k * h + y) * w + x) * c;
+    for (m, o) in out
+        .chunks_exact_mut((ch * cw * c).max(1))
+        .enumerate()
+        .take(n)
+    {
+        let (y1, x1, y2, x2) = (bx[m * 4], bx[m * 4 + 1], bx[m * 4 + 2], bx[m * 4 + 3]);
+        let k = bi[m] as usize;
+        let (hs, ws) = (
+            if ch > 1 {
+                (y2 - y1) * (h - 1) as f32 / (ch - 1) as f32
+            } else {
+                0.0
+            },
+            if cw > 1 {
+                (x2 - x1) * (w - 1) as f32 / (cw - 1) as f32
+            } else {
+                0.0
+            },
+        );
+        for y in 0..ch {
+            let iy = if ch > 1 {
+                y1 * (h - 1) as f32 + y as f32 * hs
+            } else {
+                0.5 * (y1 + y2) * (h - 1) as f32
+            };
+            let row = &mut o[y * cw * c..(y + 1) * cw * c];
+            if iy < 0.0 || iy > (h - 1) as f32 {
+                row.fill(extrapolate);
+                continue;
+            }
+            for x in 0..cw {
+                let ix = if cw > 1 {
+                    x1 * (w - 1) as f32 + x as f32 * ws
+                } else {
+                    0.5 * (x1 + x2) * (w - 1) as f32
+                };
+                let dst = &mut row[x * c..(x + 1) * c];
+                if ix < 0.0 || ix > (w - 1) as f32 {
+                    dst.fill(extrapolate);
+                    continue;
+                }
+                if nearest {
+                    let s = at(k, iy.round() as usize, ix.round() as usize);
+                    dst.copy_from_slice(&px[s..s + c]);
+                    continue;
+                }
+                let (ty, by) = (iy.floor() as usize, iy.ceil() as usize);
+                let (lx, rx) = (ix.floor() as usize, ix.ceil() as usize);
+                let (yl, xl) = (iy - ty as f32, ix - lx as f32);
+                for (ci, d) in dst.iter_mut().enumerate() {
+                    let tl = px[at(k, ty, lx) + ci];
+                    let tr = px[at(k, ty, rx) + ci];
+                    let bl = px[at(k, by, lx) + ci];
+                    let br = px[at(k, by, rx) + ci];
+                    let top = tl + (tr - tl) * xl;
+                    let bottom = bl + (br - bl) * xl;
+                    *d = top + (bottom - top) * yl;
+                }
+            }
+        }
+    }
+    Ok(vec![Tensor::from_vec(shape, out)?])
+}
+
+/// Window geometry of a 2-D NHWC window op with SAME/VALID padding: (out h, out w, pad top,
+/// pad left), the window being `(kh, kw)` taps `rates` apart.
+fn geometry(
+    (h, w): (usize, usize),
+    (kh, kw): (usize, usize),
+    (sh, sw): (usize, usize),
+    (rh, rw): (usize, usize),
+    p: Padding,
+) -> Result<(usize, usize, usize, usize)> {
+    let dy = windowed_output(h, kh, sh, rh, p, (0, 0))?;
+    let dx = windowed_output(w, kw, sw, rw, p, (0, 0))?;
+    Ok((dy.output, dx.output, dy.pad_before, dx.pad_before))
+}
+
+fn max_pool_argmax(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
+    let x = &i[0];
+    let [n, h, w, c] = dims4("MaxPoolWithArgmax", "input", x.dims())?;
+    let k = spatial_pair(a, "ksize", false)?;
+    let s = spatial_pair(a, "strides", false)?;
+    let p = padding_attr(a, false)?;
+    let (oh, ow, pt, pl) = geometry((h, w), k, s, (1, 1), p)?;
+    let shape = Shape::new(vec![n, oh, ow, c])?;
+    let with_batch = a.bool("include_batch_in_index")?;
+    fn run<T: Num>(
+        x: &Tensor,
+        [n, h, w, c]: [usize; 4],
+        (oh, ow, pt, pl): (usize, usize, usize, usize),
+        (k, s): ((usize, usize), (usize, usize)),
+        with_batch: bool,
+    ) -> Result<(Vec<T>, Vec<i64>)> {
+        let v = x.as_slice::<T>()?;
+        let total = n * oh * ow * c;
+        let mut out = try_alloc::<T>(total)?;
+        let mut arg = try_alloc::<i64>(total)?;
+        let mut o = 0;
+        for b in 0..n {
+            for y in 0..oh {
+                for xo in 0..ow {
+                    for ch in 0..c {
+                        let mut best: Option<(T, usize)> = None;
+                        for ky in 0..k.0 {
+                            let iy = (y * s.0 + ky) as isize - pt as isize;
+                            if iy < 0 || iy as usize >= h {
+                                continue;
+                            }
+                            for kx in 0..k.1 {
+                                let ix = (xo * s.1 + kx) as isize - pl as isize;
+                                if ix < 0 || ix as usize >= w {
+                                    continue;
+                                }
+                                let at = ((b * h + iy as usize) * w + ix as usize) * c + ch;
+                                if best.is_none_or(|(m, _)| v[at] > m) {
+                                    best = Some((v[at], at));
+                                }
+                            }
+                        }
+                        if let Some((m, at)) = best {
+                            out[o] = m;
+                            arg[o] = if with_batch { at } else { at - b * h * w * c } as i64;
+                        }
+                        o += 1;
+                    }
+                }
+            }
+        }
+        Ok((out, arg))
+    }
+    let geo = (oh, ow, pt, pl);
+    let (values, arg) = crate::with_num!(x.dtype(), "MaxPoolWithArgmax", T, {
+        let (o, g) = run::<T>(x, [n, h, w, c], geo, (k, s), with_batch)?;
+        Ok((Tensor::from_vec(shape.clone(), o)?, g))
+    })?;
+    let argmax = crate::kernels::num::int_tensor(a.dtype("Targmax")?, shape.dims(), &arg)?;
+    Ok(vec![values, argmax])
+}
+
+fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
+    let (x, f) = (&i[0], &i[1]);
+    let [n, h, w, c] = dims4("Dilation2D", "input", x.dims())?;
+    if f.rank() != 3 {
+        return Err(invalid_argument(format!(
+            "filter must be 3-dimensional: {}",
+            f.shape()
+        )));
+    }
+    let (fh, fw, fc) = (f.dims()[0], f.dims()[1], f.dims()[2]);
+    if fc != c {
+        return Err(invalid_argument(format!(
+            "input and filter must have the same depth: {c} vs {fc}"
+        )));
+    }
+    let s = spatial_pair(a, "strides", false)?;
+    let r = spatial_pair(a, "rates", false)?;
+    let p = padding_attr(a, false)?;
+    let (oh, ow, pt, pl) = geometry((h, w), (fh, fw), s, r, p)?;
+    let shape = Shape::new(vec![n, oh, ow, c])?;
+    fn run<T: Num>(
+        x: &Tensor,
+        f: &Tensor,
+        [n, h, w, c]: [usize; 4],
+        (fh, fw): (usize, usize),
+        (oh, ow, pt, pl): (usize, usize, usize, usize),
+        (s, r): ((usize, usize), (usize, usize)),
+        shape: Shape,
+    ) -> Result<Tensor> {
+        let (v, fv) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
+        let mut out = try_alloc::<T>(n * oh * ow * c)?;
+        let mut o = 0;
+        for b in 0..n {
+            for y in 0..oh {
+                for xo in 0..ow {
+                    for ch in 0..c {
+                        let mut best: Option<T> = None;
+                        for ky in 0..fh {
+                            let iy = (y * s.0 + ky * r.0) as isize - pt as isize;
+                            if iy < 0 || iy as usize >= h {
+                                continue;
+                            }
+                            for kx in 0..fw {
+                                let ix = (xo * s.1 + kx * r.1) as isize - pl as isize;
+                                if ix < 0 || ix as usize >= w {
+                                    continue;
+                                }
+                                let val = v[((b * h + iy as usize) * w + ix as usize) * c + ch]
+                                    .add(fv[(ky * fw + kx) * c + ch]);
+                                if best.is_none_or(|m| val > m) {
+                                    best = Some(val);
+                                }
+                            }
+                        }
+                        // No tap inside the image: TF's initial value, the lowest finite value.
+                        out[o] = best.unwrap_or_else(|| T::from_f64(f32::MIN as f64));
+                        o += 1;
+                    }
+                }
+            }
+        }
+        Tensor::from_vec(shape, out)
+    }
+    Ok(vec![crate::with_num!(x.dtype(), "Dilation2D", T, {
+        run::<T>(
+            x,
+            f,
+            [n, h, w, c],
+            (fh, fw),
+            (oh, ow, pt, pl),
+            (s, r),
+            shape,
+        )
+    })?])
+}
+
+/// TF's `MapCoordinate`: folds an out-of-range source coordinate back into `[0, len - 1]` by the
+/// fill mode (CONSTANT leaves it, for the fill value to apply).
+fn map_coordinate(mode: &str, c: f32, len: usize) -> f32 {
+    let lenf = len as f32;
+    let clamp = |v: f32| v.clamp(0.0, lenf - 1.0);
+    match mode {
+        "REFLECT" => {
+            let mut v = c;
+            if v < 0.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz2 = 2.0 * lenf;
+                    if v < sz2 {
+                        v += sz2 * (-v / sz2).trunc();
+                    }
+                    v = if v < -lenf { v + sz2 } else { -v - 1.0 };
+                }
+            } else if v > lenf - 1.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz2 = 2.0 * lenf;
+                    v -= sz2 * (v / sz2).trunc();
+                    if v >= lenf {
+                        v = sz2 - v - 1.0;
+                    }
+                }
+            }
+            clamp(v)
+        }
+        "WRAP" => {
+            let mut v = c;
+            if v < 0.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz = lenf - 1.0;
+                    v += lenf * ((-v / sz).trunc() + 1.0);
+                }
+            } else if v > lenf - 1.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz = lenf - 1.0;
+                    v -= lenf * (v / sz).trunc();
+                }
+            }
+            clamp(v)
+        }
+        "NEAREST" => clamp(c),
+        _ => c,
+    }
+}
+
+fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
+    let (images, transforms, out_shape, fill) = (&i[0], &i[1], &i[2], &i[3]);
+    let [b, h, w, c] = dims4("ImageProjectiveTransformV3", "images", images.dims())?;
+    let td = transforms.dims();
+    if transforms.rank() != 2 || td[1] != 8 || (td[0] != 1 && td[0] != b) {
+        return Err(invalid_argument(format!(
+            "Input transform should be num_images x 8 or 1 x 8, got shape {}",
+            transforms.shape()
+        )));
+    }
+    let os = out_shape.as_slice::<i32>()?;
+    if out_shape.rank() != 1 || os.len() != 2 {
+        return Err(invalid_argument(format!(
+            "output shape must be 1-dimensional with two elements, got shape {}",
+            out_shape.shape()
+        )));
+    }
+    if os[0] <= 0 || os[1] <= 0 {
+        return Err(invalid_argument("output dimensions must be positive"));
+    }
+    if fill.rank() != 0 {
+        return Err(invalid_argument(format!(
+            "fill_value must be a scalar, got shape {}",
+            fill.shape()
+        )));
+    }
+    let (oh, ow) = (os[0] as usize, os[1] as usize);
+    let shape = Shape::new(vec![b, oh, ow, c])?;
+    let mode = a.string("fill_mode")?;
+    let bilinear = a.string("interpolation")? == "BILINEAR";
+    let dtype = images.dtype();
+    // The fill value as T, then as float for interpolation, as TF's generator sees it.
+    let fill_t = cast_tensor(&cast_tensor(fill, dtype)?, DType::Float32)?;
+    let fv = fill_t.f32s()?[0];
+    let img = cast_tensor(images, DType::Float32)?;
+    let (px, tf) = (img.f32s()?, transforms.f32s()?);
+    let mut out = try_alloc::<f32>(shape.num_elements())?;
+    let read = |k: usize, y: i64, x: i64, ch: usize| -> f32 {
+        if y >= 0 && (y as usize) < h && x >= 0 && (x as usize) < w {
+            px[((k * h + y as usize) * w + x as usize) * c + ch]
+        } else {
+            fv
+        }
+    };
+    let mut o = 0;
+    for k in 0..b {
+        let t = if td[0] == 1 {
+            &tf[..8]
+        } else {
+            &tf[k * 8..k * 8 + 8]
+        };
+        for y in 0..oh {
+            for x in 0..ow {
+                let (xf, yf) = (x as f32, y as f32);
+                let proj = t[6] * xf + t[7] * yf + 1.0;
+                let (sx, sy) = if proj == 0.0 {
+                    (f32::NAN, f32::NAN)
+                } else {
+                    (
+                        map_coordinate(&mode, (t[0] * xf + t[1] * yf + t[2]) / proj, w),
+                        map_coordinate(&mode, (t[3] * xf + t[4] * yf + t[5]) / proj, h),
+                    )
+                };
+                // Out-of-image taps read the fill value one by one (TF 2.18 has no early
+                // whole-pixel fill for CONSTANT); only an infinite projection fills outright.
+                let outside = proj == 0.0;
+                for ch in 0..c {
+                    out[o] = if outside {
+                        fv
+                    } else if !bilinear {
+                        read(k, sy.round() as i64, sx.round() as i64, ch)
+                    } else {
+                        let (y0, x0) = (sy.floor(), sx.floor());
+                        let (y1, x1) = (y0 + 1.0, x0 + 1.0);
+                        let top = (x1 - sx) * read(k, y0 as i64, x0 as i64, ch)
+                            + (sx - x0) * read(k, y0 as i64, x1 as i64, ch);
+                        let bottom = (x1 - sx) * read(k, y1 as i64, x0 as i64, ch)
+                            + (sx - x0) * read(k, y1 as i64, x1 as i64, ch);
+                        (y1 - sy) * top + (sy - y0) * bottom
+                    };
+                    o += 1;
+                }
+            }
+        }
+    }
+    Ok(vec![cast_tensor(&Tensor::from_vec(shape, out)?, dtype)?])
+}
