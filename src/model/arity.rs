@@ -22,7 +22,17 @@ pub fn output_count<'a>(
         "FusedBatchNormV3" => 6,
         "TopKV2" | "Unique" | "UniqueV2" | "ListDiff" | "NonMaxSuppressionV4" => 2,
         "NonMaxSuppressionV5" => 3,
-        "NoOp" | "AssignVariableOp" | "DestroyResourceOp" => 0,
+        "MaxPoolWithArgmax" | "SparseReshape" => 2,
+        "SparseFillEmptyRows" => 4,
+        // handle + flow; value + lengths; handle + element.
+        "TensorArrayV3" | "TensorArrayConcatV3" | "TensorListConcat" | "TensorListConcatV2" => 2,
+        "TensorListPopBack" => 2,
+        "NoOp"
+        | "AssignVariableOp"
+        | "AssignAddVariableOp"
+        | "AssignSubVariableOp"
+        | "DestroyResourceOp"
+        | "TensorArrayCloseV3" => 0,
         _ => 1,
     }
 }
