@@ -5,6 +5,7 @@
 mod executor;
 pub mod format;
 pub mod graph;
+pub mod layers;
 mod loader;
 pub mod weights;
 
