@@ -513,6 +513,20 @@ export class EagerContext {
    * `onProgress(fraction)` goes from 0 to 1 (fetching up to 0.9, restoring weights the rest).
    */
   async loadGraphModel(source, options = {}) {
+    return this._loadModel(source, options, false);
+  }
+
+  /**
+   * Loads a TF.js layers model (`format: 'layers-model'`: a Keras model as
+   * `tensorflowjs_converter --input_format keras`, TF.js's `model.save()` or Teachable Machine
+   * write it), from the same sources as `loadGraphModel`. The model has the same API.
+   */
+  async loadLayersModel(source, options = {}) {
+    return this._loadModel(source, options, true);
+  }
+
+  /** @internal the fetching and loading shared by loadGraphModel and loadLayersModel */
+  async _loadModel(source, options, layers) {
     ensureInit();
     const onProgress = typeof options.onProgress === 'function' ? options.onProgress : null;
     const progress = (f) => {
@@ -554,18 +568,19 @@ export class EagerContext {
     } else {
       throw new EagerError(
         'InvalidArgument',
-        'loadGraphModel() takes the URL of a model.json or { modelJson, weights }',
+        `${layers ? 'loadLayersModel' : 'loadGraphModel'}() takes the URL of a model.json or { modelJson, weights }`,
       );
     }
     progress(0.9);
     const onRestore = onProgress === null ? undefined : (done, total) => progress(0.9 + (0.1 * done) / (total || 1));
-    const w = callWasm(() =>
-      typeof modelJson === 'string'
+    const w = callWasm(() => {
+      if (layers) return this._w.loadLayersModel(utf8(modelJson), weights, onRestore);
+      return typeof modelJson === 'string'
         ? loadFromText(this._w, modelJson, weights, onRestore)
-        : this._w.loadModel(modelJson, weights, onRestore),
-    );
+        : this._w.loadModel(modelJson, weights, onRestore);
+    });
     progress(1);
-    return new GraphModel(this, w);
+    return layers ? new LayersModel(this, w) : new GraphModel(this, w);
   }
 
   /** `{ entries, bytes, hits, misses, evictions, bypassed, byOp: { [op]: {...} }, warnings }` */
@@ -686,6 +701,10 @@ export class GraphModel {
     this._w.free();
   }
 }
+
+/** A TF.js layers (Keras) model: the API of `GraphModel`; inputs are the model's input layers,
+ * outputs its output layers (by name). */
+export class LayersModel extends GraphModel {}
 
 // ---- fetching ------------------------------------------------------------------------------------
 

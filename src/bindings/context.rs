@@ -300,7 +300,19 @@ impl WasmContext {
         progress: &JsValue,
     ) -> JsResult<WasmModel> {
         let model_json = super::model::utf8(model_json);
-        super::model::load(&self.state, &model_json, weights, progress).map_err(js)
+        super::model::load(&self.state, &model_json, weights, progress, false).map_err(js)
+    }
+
+    /// `loadModel` for a TF.js layers model (`format: layers-model`, a Keras config).
+    #[wasm_bindgen(js_name = loadLayersModel)]
+    pub fn load_layers_model(
+        &self,
+        model_json: &[u8],
+        weights: &js_sys::Uint8Array,
+        progress: &JsValue,
+    ) -> JsResult<WasmModel> {
+        let model_json = super::model::utf8(model_json);
+        super::model::load(&self.state, &model_json, weights, progress, true).map_err(js)
     }
 
     /// `loadModel` with the `model.json` text already in wasm memory: the first `len` bytes of
@@ -314,7 +326,7 @@ impl WasmContext {
     ) -> JsResult<WasmModel> {
         let bytes = super::model::take_staged(len);
         let model_json = super::model::utf8(&bytes);
-        super::model::load(&self.state, &model_json, weights, progress).map_err(js)
+        super::model::load(&self.state, &model_json, weights, progress, false).map_err(js)
     }
 }
 

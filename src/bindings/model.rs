@@ -3,6 +3,7 @@
 
 use super::context::{emit, gather, CtxState};
 use super::errors::{disposed_model, js, JsResult};
+use crate::model::layers::LayersModel;
 use crate::model::weights::WeightSource;
 use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, Result};
@@ -12,7 +13,54 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-pub(crate) type ModelCell = RefCell<GraphModel>;
+pub(crate) type ModelCell = RefCell<AnyModel>;
+
+/// A graph or a layers model: the same API to JS.
+pub(crate) enum AnyModel {
+    Graph(GraphModel),
+    Layers(LayersModel),
+}
+
+impl AnyModel {
+    fn inputs(&self) -> &[TensorInfo] {
+        match self {
+            AnyModel::Graph(m) => m.inputs(),
+            AnyModel::Layers(m) => m.inputs(),
+        }
+    }
+
+    fn outputs(&self) -> &[TensorInfo] {
+        match self {
+            AnyModel::Graph(m) => m.outputs(),
+            AnyModel::Layers(m) => m.outputs(),
+        }
+    }
+
+    fn is_disposed(&self) -> bool {
+        match self {
+            AnyModel::Graph(m) => m.is_disposed(),
+            AnyModel::Layers(m) => m.is_disposed(),
+        }
+    }
+
+    fn predict(
+        &self,
+        c: &mut crate::eager::EagerContext,
+        feeds: Vec<(String, Tensor)>,
+    ) -> Result<Vec<Tensor>> {
+        match self {
+            AnyModel::Graph(m) => m.predict(c, feeds),
+            AnyModel::Layers(m) => m.predict(c, feeds),
+        }
+    }
+
+    pub(crate) fn dispose(&mut self, c: &mut crate::eager::EagerContext) {
+        match self {
+            AnyModel::Graph(m) => m.dispose(c),
+            AnyModel::Layers(m) => m.dispose(c),
+        }
+    }
+}
 
 /// `model.json` bytes as text, decoded as the JS `TextDecoder` would: a leading BOM dropped,
 /// invalid sequences replaced by U+FFFD.
@@ -51,10 +99,13 @@ pub(crate) fn take_staged(len: u32) -> Vec<u8> {
     b
 }
 
-/// Shard paths of a `model.json` (UTF-8 bytes), in manifest order.
+/// Shard paths of a `model.json` (UTF-8 bytes, graph or layers format), in manifest order.
 #[wasm_bindgen(js_name = weightPaths)]
 pub fn weight_paths(model_json: &[u8]) -> JsResult<Array> {
-    let paths = GraphModel::weight_paths(&utf8(model_json)).map_err(js)?;
+    let text = utf8(model_json);
+    let paths = GraphModel::weight_paths(&text)
+        .or_else(|e| LayersModel::weight_paths(&text).map_err(|_| e))
+        .map_err(js)?;
     Ok(paths.into_iter().map(JsValue::from).collect())
 }
 
@@ -82,6 +133,7 @@ pub(crate) fn load(
     model_json: &str,
     weights: &Uint8Array,
     progress: &JsValue,
+    layers: bool,
 ) -> Result<WasmModel> {
     let source = JsWeights(weights);
     let callback = progress.dyn_ref::<js_sys::Function>();
@@ -103,7 +155,13 @@ pub(crate) fn load(
             );
         }
     };
-    let model = state.with(|c| GraphModel::load(c, model_json, &source, &mut report))?;
+    let model = state.with(|c| {
+        if layers {
+            LayersModel::load(c, model_json, &source, &mut report).map(AnyModel::Layers)
+        } else {
+            GraphModel::load(c, model_json, &source, &mut report).map(AnyModel::Graph)
+        }
+    })?;
     let cell = Rc::new(RefCell::new(model));
     state.add_model(&cell);
     Ok(WasmModel {

@@ -369,3 +369,15 @@ pub fn check_layers_model(ctx: &mut EagerContext, f: &LayersFixture) -> Result<(
     }
     Ok(())
 }
+
+/// Checks every layers-model fixture against Keras; returns failure descriptions.
+pub fn check_all_layers_models(ctx: &mut EagerContext) -> Vec<String> {
+    LAYERS_FIXTURES
+        .iter()
+        .filter_map(|f| {
+            check_layers_model(ctx, f)
+                .err()
+                .map(|e| format!("{}: {e}", f.name))
+        })
+        .collect()
+}
