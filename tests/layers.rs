@@ -37,6 +37,9 @@ layers_tests! {
     embedding_with_mask_matches_keras: "embedding",
     rescaling_and_normalization_match_keras: "preprocess",
     teachable_machine_style_model_matches_keras: "teachable",
+    masked_embedding_lstm_text_model_matches_keras: "lstm_text",
+    resizing_and_center_crop_match_keras: "image_preprocess",
+    masked_steps_in_returned_sequences_match_keras: "masked_sequences",
 }
 
 use common::op_stats;

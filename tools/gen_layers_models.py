@@ -314,6 +314,53 @@ def build_teachable():
     return m, {m.input_names[0]: rng.random((2, 32, 32, 3), dtype=np.float32)}
 
 
+def build_lstm_text():
+    """A small text classifier: token ids -> masked embedding -> LSTM -> softmax (the demo's
+    layers-format LSTM sample)."""
+    seed(21)
+    x = keras.Input((12,), name="tokens")
+    h = L.Embedding(50, 8, mask_zero=True)(x)
+    h = L.LSTM(16)(h)
+    y = L.Dense(4, activation="softmax", name="label")(h)
+    m = randomize(keras.Model(x, y, name="lstm_text"), 121)
+    rng = np.random.default_rng(11)
+    tokens = rng.integers(1, 50, (2, 12)).astype(np.float32)  # float ids, as TF.js apps feed them
+    tokens[0, 7:] = 0
+    tokens[1, 10:] = 0
+    return m, {"tokens": tokens}
+
+
+def build_image_preprocess():
+    seed(22)
+    x = keras.Input((9, 11, 3), name="image")
+    a = L.Resizing(6, 8)(x)
+    b = L.CenterCrop(5, 6)(x)
+    c = L.Resizing(12, 14)(L.Rescaling(1.0 / 255)(x))
+    outs = [L.Flatten()(a), L.Flatten()(b), L.Flatten()(c)]
+    outs.append(L.Dense(2)(outs[0]))  # a weight, so the model has a shard like the others
+    m = randomize(keras.Model(x, L.Concatenate(name="y")(outs)), 122)
+    rng = np.random.default_rng(12)
+    return m, {"image": (rng.random((2, 9, 11, 3)) * 255).astype(np.float32)}
+
+
+def build_masked_sequences():
+    """Masked steps inside returned sequences (what Keras emits there, not just in states)."""
+    seed(23)
+    x = keras.Input((6, 3), name="x")
+    h = L.Masking(0.0)(x)
+    y1 = L.LSTM(3, return_sequences=True, name="lstm_seq")(h)
+    y2 = L.GRU(2, return_sequences=True, go_backwards=True, name="gru_seq")(h)
+    y3 = L.SimpleRNN(2, return_sequences=True, name="rnn_seq")(h)
+    y4 = L.Bidirectional(L.LSTM(2, return_sequences=True), name="bi_seq")(h)
+    m = randomize(keras.Model(x, [y1, y2, y3, y4]), 123)
+    rng = np.random.default_rng(13)
+    xs = normal(rng, (2, 6, 3))
+    xs[0, 4:] = 0.0
+    xs[1, 1] = 0.0
+    xs[1, 3] = 0.0
+    return m, {"x": xs}
+
+
 BUILDERS = {
     "seq_mlp": build_seq_mlp,
     "activations": build_activations,
@@ -325,6 +372,9 @@ BUILDERS = {
     "embedding": build_embedding,
     "preprocess": build_preprocess,
     "teachable": build_teachable,
+    "lstm_text": build_lstm_text,
+    "image_preprocess": build_image_preprocess,
+    "masked_sequences": build_masked_sequences,
 }
 
 

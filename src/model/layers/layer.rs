@@ -140,6 +140,10 @@ pub enum Kind {
         invert: bool,
     },
     Masking(f32),
+    /// Bilinear resize to `[height, width]` (`tf.image.resize`: half-pixel centers).
+    Resizing([i64; 2]),
+    /// The central `[height, width]` window.
+    CenterCrop([i64; 2]),
     Rnn(Box<Rnn>),
     Bidirectional {
         fwd: Box<Rnn>,
@@ -445,6 +449,17 @@ pub fn build(
             }
         }
         "Masking" => Kind::Masking(c.float("mask_value", 0.0)? as f32),
+        "Resizing" => {
+            let interp = c.str("interpolation", "bilinear")?;
+            if interp != "bilinear" || c.bool("crop_to_aspect_ratio", false)? {
+                return Err(unimplemented(format!(
+                    "layer '{name}': Resizing with interpolation '{interp}' or crop_to_aspect_ratio \
+                     (only plain bilinear)"
+                )));
+            }
+            Kind::Resizing([c.count("height")? as i64, c.count("width")? as i64])
+        }
+        "CenterCrop" => Kind::CenterCrop([c.count("height")? as i64, c.count("width")? as i64]),
         "SimpleRNN" | "LSTM" | "GRU" => Kind::Rnn(Box::new(Rnn::build(
             class,
             &c,
@@ -468,7 +483,7 @@ pub fn build(
             };
             let fwd_sub = format!("forward_{inner_name}");
             let bwd_sub = format!("backward_{inner_name}");
-            let fwd = Rnn::build(
+            let mut fwd = Rnn::build(
                 inner_class,
                 &ic,
                 prefix,
@@ -485,6 +500,8 @@ pub fn build(
                 a("activation")?,
             )?;
             bwd.go_backwards = !bwd.go_backwards;
+            fwd.zero_output_for_mask = fwd.return_sequences();
+            bwd.zero_output_for_mask = bwd.return_sequences();
             let merge = match c.get("merge_mode").map(|v| v.as_str()) {
                 None => BiMerge::None,
                 Some(Some("concat")) => BiMerge::Concat,
@@ -1106,6 +1123,36 @@ impl Kind {
                     t: y,
                     mask: Some(mask),
                 }]
+            }
+            Kind::Resizing([h, w]) => {
+                let x = tf::cast(run.ctx, &one(&xs)?, DType::Float32)?;
+                check_rank(&x, 4)?;
+                let hw = tf::ints(&[*h, *w])?;
+                drop(tf::op(
+                    run.ctx,
+                    "ResizeBilinear",
+                    &[x, hw],
+                    vec![("half_pixel_centers", AttrValue::Bool(true))],
+                )?)
+            }
+            Kind::CenterCrop([h, w]) => {
+                let x = tf::cast(run.ctx, &one(&xs)?, DType::Float32)?;
+                check_rank(&x, 4)?;
+                let d = tf::dims(&x);
+                let (dh, dw) = (d[1] - h, d[2] - w);
+                if dh < 0 || dw < 0 {
+                    // Keras then resizes up instead (smart_resize): not implemented.
+                    return Err(unimplemented(format!(
+                        "CenterCrop to {h}x{w} of a smaller {}x{} input",
+                        d[1], d[2]
+                    )));
+                }
+                drop(tf::slice(
+                    run.ctx,
+                    &x,
+                    &[0, dh / 2, dw / 2, 0],
+                    &[-1, *h, *w, -1],
+                )?)
             }
             Kind::Rnn(rnn) => {
                 let x = one(&xs)?;

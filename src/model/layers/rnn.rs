@@ -30,6 +30,9 @@ pub struct Rnn {
     return_sequences: bool,
     pub return_state: bool,
     pub go_backwards: bool,
+    /// Masked steps output zeros instead of repeating the previous output (Keras sets this on
+    /// the two layers of a `Bidirectional` that returns sequences).
+    pub zero_output_for_mask: bool,
 }
 
 /// How `Bidirectional` combines its two directions.
@@ -102,7 +105,12 @@ impl Rnn {
             return_sequences: c.bool("return_sequences", false)?,
             return_state: c.bool("return_state", false)?,
             go_backwards: c.bool("go_backwards", false)?,
+            zero_output_for_mask: false,
         })
+    }
+
+    pub fn return_sequences(&self) -> bool {
+        self.return_sequences
     }
 
     /// Runs over `x` `[batch, time, features]`: the per-step outputs in processing order, and the
@@ -173,7 +181,7 @@ impl Rnn {
             Shape::new(vec![batch as usize, self.units])?,
         )?;
         let mut h = zeros.clone();
-        let mut c = zeros;
+        let mut c = zeros.clone();
         let mut outs = Vec::with_capacity(time as usize);
         let order: Vec<usize> = if self.go_backwards {
             (0..time as usize).rev().collect()
@@ -239,11 +247,18 @@ impl Rnn {
                 }
             };
             match &masks {
-                // A masked step keeps the previous state and repeats the previous output.
+                // A masked step keeps the previous state and repeats the previous output (or
+                // outputs zeros).
                 Some(m) => {
+                    if self.zero_output_for_mask {
+                        outs.push(tf::select(run.ctx, &m[t], &h_new, &zeros)?);
+                    }
                     h = tf::select(run.ctx, &m[t], &h_new, &h)?;
                     if let Some(c2) = c_new {
                         c = tf::select(run.ctx, &m[t], &c2, &c)?;
+                    }
+                    if !self.zero_output_for_mask {
+                        outs.push(h.clone());
                     }
                 }
                 None => {
@@ -251,9 +266,9 @@ impl Rnn {
                     if let Some(c2) = c_new {
                         c = c2;
                     }
+                    outs.push(h.clone());
                 }
             }
-            outs.push(h.clone());
         }
         let states = if self.cell == Cell::Lstm {
             vec![h, c]
