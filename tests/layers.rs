@@ -289,6 +289,22 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
             "ghost/kernel",
         ),
         (
+            "Keras 3 weight names",
+            edit(&seq_doc, &|d| {
+                for (i, w) in d["weightsManifest"][0]["weights"]
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .enumerate()
+                {
+                    w["name"] = format!("layers/dense/vars/{i}").into();
+                }
+            }),
+            w.clone(),
+            Code::Unimplemented,
+            "Keras 3",
+        ),
+        (
             "short weights",
             seq.json.to_string(),
             w[..w.len() - 4].to_vec(),

@@ -38,6 +38,17 @@ impl<'a> Binder<'a> {
     ) -> Result<usize> {
         let found = self.find(prefix, sub, leaf);
         let Some(i) = found else {
+            if self
+                .names
+                .iter()
+                .any(|n| n.starts_with("layers/") && n.contains("/vars/"))
+            {
+                return Err(crate::status::unimplemented(
+                    "weights named by Keras 3 object path ('layers/<name>/vars/<i>', from \
+                     --input_format keras_keras) are not supported yet; convert a Keras 2 \
+                     (tf_keras) model",
+                ));
+            }
             return Err(invalid_argument(format!(
                 "layer '{prefix}' needs weight '{leaf}', which the weights manifest does not have"
             )));
