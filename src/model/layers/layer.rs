@@ -1176,6 +1176,11 @@ impl Kind {
                 let xf = reshape(run.ctx, &x, &flat)?;
                 let ys = inner.call(run, vec![Val { t: xf, mask: None }])?;
                 let y = one(&ys)?;
+                if y.rank() == 0 {
+                    return Err(invalid_argument(
+                        "TimeDistributed: the inner layer gave a scalar",
+                    ));
+                }
                 let mut s = vec![d[0], d[1]];
                 s.extend(&tf::dims(&y)[1..]);
                 keep(reshape(run.ctx, &y, &s)?)
