@@ -8,6 +8,7 @@
 mod activation;
 mod bind;
 mod config;
+mod forward;
 mod graph;
 mod layer;
 mod rnn;
