@@ -441,3 +441,98 @@ fn model_inputs_and_outputs_describe_the_config() {
     assert_eq!(m.inputs()[0].dtype, eager_wasm::DType::Int32);
     m.dispose(&mut ctx);
 }
+
+/// Config mutations (numbers made huge, negative, zero or strings; keys dropped; class names and
+/// inbound references swapped) never panic: a load either fails with a Status or gives a model
+/// whose predict returns a Status or outputs; nothing is left behind either way.
+#[test]
+fn mutated_configs_never_panic_and_leak_nothing() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rand = move |n: usize| -> usize {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    fn leaves(v: &Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    path.push(k.clone());
+                    out.push(path.clone());
+                    leaves(x, path, out);
+                    path.pop();
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    path.push(i.to_string());
+                    out.push(path.clone());
+                    leaves(x, path, out);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    // None when an earlier mutation of the same document removed the path.
+    fn at<'v>(v: &'v mut Value, path: &[String]) -> Option<&'v mut Value> {
+        path.iter().try_fold(v, |v, k| match v {
+            Value::Array(a) => a.get_mut(k.parse::<usize>().ok()?),
+            Value::Object(m) => m.get_mut(k.as_str()),
+            _ => None,
+        })
+    }
+    let mut ctx = EagerContext::default();
+    let mut tried = (0, 0);
+    for name in ["merge", "rnn_wrappers", "conv1d", "teachable"] {
+        let f = fixture(name);
+        let (inputs, _) = common::reference(f.reference);
+        let doc: Value = serde_json::from_str(f.json).unwrap();
+        let mut paths = Vec::new();
+        leaves(
+            &doc["modelTopology"],
+            &mut vec!["modelTopology".into()],
+            &mut paths,
+        );
+        let replacements = [
+            Value::from(0),
+            Value::from(-3),
+            Value::from(1u64 << 40),
+            Value::from(2.5),
+            Value::from("valid"),
+            Value::Null,
+            serde_json::json!([]),
+            serde_json::json!([[1, 2], [3]]),
+            Value::from("LSTM"),
+            Value::from("Dense"),
+        ];
+        for _ in 0..150 {
+            let mut d = doc.clone();
+            for _ in 0..1 + rand(3) {
+                let p = &paths[rand(paths.len())];
+                let r = replacements[rand(replacements.len())].clone();
+                if rand(4) == 0 {
+                    let (last, parent) = p.split_last().unwrap();
+                    if let Some(Value::Object(m)) = at(&mut d, parent) {
+                        m.remove(last);
+                    }
+                } else if let Some(v) = at(&mut d, p) {
+                    *v = r;
+                }
+            }
+            let json = d.to_string();
+            match LayersModel::load(&mut ctx, &json, f.weights, &mut |_, _| {}) {
+                Err(_) => tried.0 += 1,
+                Ok(mut m) => {
+                    tried.1 += 1;
+                    let _ = m.predict(&mut ctx, inputs.clone());
+                    m.dispose(&mut ctx);
+                }
+            }
+            assert_eq!(ctx.memory().num_resources, 0, "{name}: {json}");
+        }
+    }
+    // Both paths were exercised.
+    assert!(tried.0 > 50 && tried.1 > 20, "{tried:?}");
+}
