@@ -52,6 +52,7 @@ impl Act {
         })
     }
 
+    #[inline(never)]
     pub fn apply(self, ctx: &mut EagerContext, x: Tensor) -> Result<Tensor> {
         Ok(match self {
             Act::Linear => x,

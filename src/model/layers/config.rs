@@ -88,7 +88,7 @@ impl<'a> Cfg<'a> {
             None => Ok(None),
             Some(v) => as_int(v)
                 .map(Some)
-                .ok_or_else(|| self.err(format!("'{key}' must be an integer, got {v}"))),
+                .ok_or_else(|| self.err(format!("'{key}' must be an integer, got {}", kind(v)))),
         }
     }
 
@@ -106,7 +106,7 @@ impl<'a> Cfg<'a> {
             None => Ok(default),
             Some(v) => v
                 .as_f64()
-                .ok_or_else(|| self.err(format!("'{key}' must be a number, got {v}"))),
+                .ok_or_else(|| self.err(format!("'{key}' must be a number, got {}", kind(v)))),
         }
     }
 
@@ -119,7 +119,7 @@ impl<'a> Cfg<'a> {
             None => Ok(default),
             Some(v) => v
                 .as_bool()
-                .ok_or_else(|| self.err(format!("'{key}' must be true or false, got {v}"))),
+                .ok_or_else(|| self.err(format!("'{key}' must be true or false, got {}", kind(v)))),
         }
     }
 
@@ -128,7 +128,7 @@ impl<'a> Cfg<'a> {
             None => Ok(default),
             Some(v) => v
                 .as_str()
-                .ok_or_else(|| self.err(format!("'{key}' must be a string, got {v}"))),
+                .ok_or_else(|| self.err(format!("'{key}' must be a string, got {}", kind(v)))),
         }
     }
 
@@ -140,8 +140,9 @@ impl<'a> Cfg<'a> {
                 .map(|d| vec![d; n])
                 .ok_or_else(|| self.err(format!("config has no '{key}'"))),
             Some(v) => {
-                let list = int_list(v)
-                    .ok_or_else(|| self.err(format!("'{key}' must be integers, got {v}")))?;
+                let list = int_list(v).ok_or_else(|| {
+                    self.err(format!("'{key}' must be integers, got {}", kind(v)))
+                })?;
                 match list.len() {
                     1 => Ok(vec![list[0]; n]),
                     l if l == n => Ok(list),
@@ -157,7 +158,7 @@ impl<'a> Cfg<'a> {
             None => Ok(None),
             Some(v) => int_list(v)
                 .map(Some)
-                .ok_or_else(|| self.err(format!("'{key}' must be integers, got {v}"))),
+                .ok_or_else(|| self.err(format!("'{key}' must be integers, got {}", kind(v)))),
         }
     }
 
@@ -210,6 +211,19 @@ impl<'a> Cfg<'a> {
         self.get(key)
             .filter(|v| v.is_object())
             .ok_or_else(|| self.err(format!("config has no object '{key}'")))
+    }
+}
+
+/// What a JSON value is, for error messages (printing the value itself would pull serde_json's
+/// serializer into the .wasm).
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }
 

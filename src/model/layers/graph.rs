@@ -3,7 +3,7 @@
 //! layers and nested models included, put in dependency order (cycles rejected) and run.
 
 use super::bind::Binder;
-use super::config::{as_int, class_and_config, Cfg};
+use super::config::{as_int, class_and_config, kind, Cfg};
 use super::layer::{self, Kind};
 use super::{Run, Val};
 use crate::status::{invalid_argument, unimplemented, Result};
@@ -106,7 +106,7 @@ fn input_spec(config: &Value, name: &str) -> Result<InputSpec> {
                 .collect::<Option<Vec<_>>>()
                 .ok_or_else(|| c.err("batch_input_shape must be ints or nulls"))?,
         ),
-        Some(v) => return Err(c.err(format!("bad batch_input_shape {v}"))),
+        Some(v) => return Err(c.err(format!("batch_input_shape is {}", kind(v)))),
     };
     let dtype = match c.get("dtype") {
         None => DType::Float32,
@@ -183,7 +183,7 @@ fn sequential(config: &Value, b: &mut Binder) -> Result<Graph> {
 /// `[name, node, tensor(, kwargs)]` references of one inbound node (Keras 2), or the
 /// `keras_history` of every tensor in its `args` (Keras 3).
 fn node_refs(node: &Value, layer: &str) -> Result<Vec<Ref>> {
-    let bad = || invalid_argument(format!("layer '{layer}': malformed inbound node {node}"));
+    let bad = || invalid_argument(format!("layer '{layer}': malformed inbound node"));
     let triple = |v: &Value| -> Option<Ref> {
         let a = v.as_array()?;
         Some((
@@ -252,7 +252,9 @@ fn endpoint_list(v: Option<&Value>, what: &str) -> Result<Vec<Ref>> {
         .map(|e| {
             let t = e.as_array().filter(|t| t.len() >= 3);
             t.and_then(|t| Some((t[0].as_str()?.to_string(), as_int(&t[1])?, as_int(&t[2])?)))
-                .ok_or_else(|| invalid_argument(format!("bad entry {e} in '{what}'")))
+                .ok_or_else(|| {
+                    invalid_argument(format!("'{what}' has a malformed entry ({})", kind(e)))
+                })
         })
         .collect()
 }

@@ -181,8 +181,13 @@ pub fn build(
                         .and_then(|c| c.get("name"))
                         .and_then(|n| n.as_str())
                 });
-                n.ok_or_else(|| c.err(format!("'{key}' must be an activation name, got {v}")))
-                    .and_then(|n| Act::parse(n).map_err(|e| e.context(format!("layer '{name}'"))))
+                n.ok_or_else(|| {
+                    c.err(format!(
+                        "'{key}' must be an activation name, got {}",
+                        super::config::kind(v)
+                    ))
+                })
+                .and_then(|n| Act::parse(n).map_err(|e| e.context(format!("layer '{name}'"))))
             }
         }
     };

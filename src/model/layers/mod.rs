@@ -41,6 +41,7 @@ pub(crate) struct Run<'a> {
 
 impl Run<'_> {
     /// The current value of weight `w` (ReadVariableOp, as a restored TF model reads it).
+    #[inline(never)]
     pub fn weight(&mut self, w: usize) -> Result<Tensor> {
         let (handle, dtype) = &self.vars[w];
         self.ctx

@@ -309,7 +309,8 @@ impl Rnn {
 }
 
 fn split(run: &mut Run, x: &Tensor, n: i64) -> Result<Vec<Tensor>> {
-    run.ctx.execute(
+    tf::exec(
+        run.ctx,
         "Split",
         &[Tensor::scalar(1i32), x.clone()],
         vec![("num_split", AttrValue::Int(n))],
