@@ -4,7 +4,7 @@ import { WasmContext, scopeBegin, scopeEnd, weightPaths } from './eager_wasm.js'
 import { EagerError, callWasm, toEagerError } from './errors.js';
 import { concat, fetchBytes, inMemoryWeights, resolveUrl, utf8 } from './fetch.js';
 import { ioFor, readOutputs } from './io.js';
-import { GraphModel } from './model.js';
+import { GraphModel, LayersModel } from './model.js';
 import { cachedModelJsonText, loadFromText } from './model-text.js';
 import { makeOps, opIdOf } from './ops.js';
 import { ensureInit } from './runtime.js';
@@ -141,6 +141,20 @@ export class EagerContext {
    * `onProgress(fraction)` goes from 0 to 1 (fetching up to 0.9, restoring weights the rest).
    */
   async loadGraphModel(source, options = {}) {
+    return this._loadModel(source, options, false);
+  }
+
+  /**
+   * Loads a TF.js layers model (`format: 'layers-model'`: a Keras model as
+   * `tensorflowjs_converter --input_format keras`, TF.js's `model.save()` or Teachable Machine
+   * write it), from the same sources as `loadGraphModel`. The model has the same API.
+   */
+  async loadLayersModel(source, options = {}) {
+    return this._loadModel(source, options, true);
+  }
+
+  /** @internal the fetching and loading shared by loadGraphModel and loadLayersModel */
+  async _loadModel(source, options, layers) {
     ensureInit();
     const onProgress = typeof options.onProgress === 'function' ? options.onProgress : null;
     const progress = (f) => {
@@ -182,18 +196,19 @@ export class EagerContext {
     } else {
       throw new EagerError(
         'InvalidArgument',
-        'loadGraphModel() takes the URL of a model.json or { modelJson, weights }',
+        `${layers ? 'loadLayersModel' : 'loadGraphModel'}() takes the URL of a model.json or { modelJson, weights }`,
       );
     }
     progress(0.9);
     const onRestore = onProgress === null ? undefined : (done, total) => progress(0.9 + (0.1 * done) / (total || 1));
-    const w = callWasm(() =>
-      typeof modelJson === 'string'
+    const w = callWasm(() => {
+      if (layers) return this._w.loadLayersModel(utf8(modelJson), weights, onRestore);
+      return typeof modelJson === 'string'
         ? loadFromText(this._w, modelJson, weights, onRestore)
-        : this._w.loadModel(modelJson, weights, onRestore),
-    );
+        : this._w.loadModel(modelJson, weights, onRestore);
+    });
     progress(1);
-    return new GraphModel(this, w);
+    return layers ? new LayersModel(this, w) : new GraphModel(this, w);
   }
 
   /** `{ entries, bytes, hits, misses, evictions, bypassed, byOp: { [op]: {...} }, warnings }` */

@@ -223,7 +223,7 @@ export interface TensorInfo {
 }
 
 export class GraphModel {
-  private constructor();
+  protected constructor();
   readonly context: EagerContext;
   readonly inputs: TensorInfo[];
   readonly outputs: TensorInfo[];
@@ -249,6 +249,12 @@ export class GraphModel {
   /** Releases every variable and tensor of the model. Idempotent. */
   dispose(): void;
 }
+
+/**
+ * A TF.js layers (Keras) model from `loadLayersModel`: `inputs` are its input layers (name, dtype,
+ * `batch_input_shape`), `outputs` its output layers (shape null: not inferred).
+ */
+export class LayersModel extends GraphModel {}
 
 /** Weights held in memory: one buffer (shards concatenated), one per shard, or by shard path. */
 export type WeightsSource =
@@ -329,6 +335,15 @@ export class EagerContext {
     source: string | URL | { modelJson: string | object; weights?: WeightsSource },
     options?: LoadOptions,
   ): Promise<GraphModel>;
+  /**
+   * A TF.js layers model (`format: 'layers-model'`, Keras config: what `tensorflowjs_converter
+   * --input_format keras`, TF.js `model.save()` and Teachable Machine write); same sources and
+   * options as `loadGraphModel`. Throws EagerError('Unimplemented') naming an unsupported layer.
+   */
+  loadLayersModel(
+    source: string | URL | { modelJson: string | object; weights?: WeightsSource },
+    options?: LoadOptions,
+  ): Promise<LayersModel>;
   cacheStats(): CacheStats;
   cacheOptions(): { maxEntries: number; maxBytes: number; exclude: string[] };
   memory(): MemoryInfo;

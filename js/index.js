@@ -10,4 +10,4 @@ export { EagerError } from './errors.js';
 export { init, registeredOps, resetPeakMemory, wasmFeatures } from './runtime.js';
 export { Tensor } from './tensor.js';
 export { EagerContext } from './context.js';
-export { GraphModel } from './model.js';
+export { GraphModel, LayersModel } from './model.js';

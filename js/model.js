@@ -105,3 +105,7 @@ function stageFeeds(model, x, what) {
   }
   return names;
 }
+
+/** A TF.js layers (Keras) model: the API of `GraphModel`; inputs are the model's input layers,
+ * outputs its output layers (by name). */
+export class LayersModel extends GraphModel {}

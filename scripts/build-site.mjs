@@ -74,6 +74,17 @@ for (const name of readdirSync(models)) {
   nModels++;
 }
 
+// Keras samples in the layers format (www/main.js refers to them as ../layers/<name> of models/).
+const layersModels = join(root, 'tests/fixtures/layers');
+for (const name of ['teachable', 'lstm_text']) {
+  const json = join(layersModels, name, 'model.json');
+  const manifest = JSON.parse(readFileSync(json, 'utf8')).weightsManifest ?? [];
+  mkdirSync(join(out, 'layers', name), { recursive: true });
+  copyFileSync(json, join(out, 'layers', name, 'model.json'));
+  for (const p of manifest.flatMap((g) => g.paths)) copyFileSync(join(layersModels, name, p), join(out, 'layers', name, p));
+  nModels++;
+}
+
 writeFileSync(
   join(out, '_headers'),
   `/*\n  Cross-Origin-Opener-Policy: same-origin\n  Cross-Origin-Embedder-Policy: require-corp\n`,

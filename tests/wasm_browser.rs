@@ -18,6 +18,34 @@ fn models_match_tensorflow_in_chromium() {
 }
 
 #[wasm_bindgen_test]
+fn layers_models_match_keras_in_chromium() {
+    let mut ctx = EagerContext::default();
+    let failures = common::check_all_layers_models(&mut ctx);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[wasm_bindgen_test]
+fn layers_model_load_predict_dispose_returns_heap_exactly() {
+    use eager_wasm::model::layers::LayersModel;
+    let f = common::LAYERS_FIXTURES
+        .iter()
+        .find(|f| f.name == "teachable")
+        .unwrap();
+    let (inputs, _) = common::reference(f.reference);
+    let mut ctx = EagerContext::default();
+    let cycle = |ctx: &mut EagerContext| {
+        let mut model = LayersModel::load(ctx, f.json, f.weights, &mut |_, _| {}).unwrap();
+        drop(model.predict(ctx, inputs.clone()).unwrap());
+        model.dispose(ctx);
+        ctx.memory()
+    };
+    let first = cycle(&mut ctx);
+    for _ in 0..10 {
+        assert_eq!(cycle(&mut ctx).heap_bytes, first.heap_bytes);
+    }
+}
+
+#[wasm_bindgen_test]
 fn load_predict_dispose_returns_heap_exactly() {
     let m = common::MODEL_FIXTURES
         .iter()

@@ -27,3 +27,10 @@ fn models_match_tensorflow_in_wasm() {
     let failures = common::check_all_models(&mut ctx);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[wasm_bindgen_test]
+fn layers_models_match_keras_in_wasm() {
+    let mut ctx = EagerContext::default();
+    let failures = common::check_all_layers_models(&mut ctx);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,9 +1,10 @@
 // One lane = one Web Worker = one wasm instance + one EagerContext, so the heap and wasm-memory
-// figures a lane reports are its own. The loop: loadGraphModel (from bytes held in memory, so a
-// load measures the runtime, not the network) -> predict once on a fixed random input -> dispose
-// -> record the figures. Figures go to the page in batches (at most ~20 a second).
+// figures a lane reports are its own. The loop: loadGraphModel (loadLayersModel for a Keras model
+// in the layers format), from bytes held in memory so a load measures the runtime, not the
+// network -> predict once on a fixed random input -> dispose -> record the figures. Figures go
+// to the page in batches (at most ~20 a second).
 //
-// Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights }, rate, maxLoads, running }
+// Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights, layers }, rate, maxLoads, running }
 //               run | pause | rate { rate } | maxLoads { maxLoads } | cache { options }
 // Messages out: ready { inputs, outputs } | batch { samples, stats, ... } | error { message, code }
 //               (stats.byOp: per-op figures for the card's cache inspector)
@@ -49,6 +50,11 @@ function mulberry32(seed) {
 }
 
 /** Fixed random inputs matching the model's signature (unknown dims become 1). */
+/** A graph model, or a Keras model in the TF.js layers format (the page says which). */
+function loadModel() {
+  return model.layers ? ctx.loadLayersModel(model) : ctx.loadGraphModel(model);
+}
+
 function makeInputs(m) {
   const rand = mulberry32(40171);
   const out = {};
@@ -130,7 +136,7 @@ function inspectorStats(byOp) {
 
 async function oneLoad() {
   const t0 = performance.now();
-  const m = await ctx.loadGraphModel(model);
+  const m = await loadModel();
   try {
     if (predictError === null) {
       try {
@@ -194,7 +200,7 @@ onmessage = async ({ data }) => {
         rate = data.rate;
         maxLoads = data.maxLoads;
         // One load outside the loop to learn the signature (its figures are not the story).
-        const probe = await ctx.loadGraphModel(model);
+        const probe = await loadModel();
         const info = { inputs: probe.inputs, outputs: probe.outputs };
         probe.dispose();
         ctx.resetCache();

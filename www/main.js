@@ -21,6 +21,9 @@ const SAMPLES = [
   { id: 'layer_norm_keras', label: 'Layer norm (18 variables)' },
   { id: 'tensor_ops', label: 'Tensor ops (59 variables)' },
   { id: 'tensor_ops2', label: 'Tensor ops 2 (38 variables)' },
+  // Keras models in the TF.js layers format (tests/fixtures/layers), loaded with loadLayersModel.
+  { id: 'keras_teachable', dir: '../layers/teachable', label: 'Keras: Teachable-Machine-style classifier (29 variables)' },
+  { id: 'keras_lstm_text', dir: '../layers/lstm_text', label: 'Keras: LSTM text classifier (6 variables)' },
 ];
 const MAX_POINTS = 1500; // per lane and chart; past it, the x grid is thinned by 2
 const REDRAW_MS = 100; // at most ~10 redraws a second
@@ -88,8 +91,11 @@ function summarize(json, weights, name) {
   const manifest = json.weightsManifest ?? [];
   const variables = manifest.reduce((n, g) => n + (g.weights?.length ?? 0), 0);
   const bytes = Object.values(weights).reduce((n, b) => n + b.byteLength, 0);
-  const nodes = json.modelTopology?.node?.length ?? 0;
-  return { name, variables, bytes, nodes };
+  const layers = json.format === 'layers-model';
+  const nodes = layers
+    ? (json.modelTopology?.model_config?.config?.layers?.length ?? json.modelTopology?.config?.layers?.length ?? 0)
+    : (json.modelTopology?.node?.length ?? 0);
+  return { name, variables, bytes, nodes, layers };
 }
 
 function parseModelJson(text, where) {
@@ -100,7 +106,7 @@ function parseModelJson(text, where) {
     throw new Error(`${where} is not JSON: ${e.message}`);
   }
   if (json === null || typeof json !== 'object' || !json.modelTopology) {
-    throw new Error(`${where} is not a TF.js graph model (no modelTopology)`);
+    throw new Error(`${where} is not a TF.js graph or layers model (no modelTopology)`);
   }
   return json;
 }
@@ -140,7 +146,7 @@ async function modelFromFiles(fileList) {
       // another .json (e.g. a reference file): keep looking
     }
   }
-  if (json === null) throw new Error('none of the selected .json files is a TF.js graph model');
+  if (json === null) throw new Error('none of the selected .json files is a TF.js model');
   const byName = new Map(files.map((f) => [f.name, f]));
   const weights = {};
   const missing = [];
@@ -193,7 +199,7 @@ function startLane(id) {
     pkgUrl: PKG_URL,
     laneId: id,
     options: lane.def.settings(laneOptions()),
-    model: { modelJson: state.model.modelJson, weights: state.model.weights },
+    model: { modelJson: state.model.modelJson, weights: state.model.weights, layers: state.model.summary.layers },
     rate: rateValue(),
     maxLoads: state.maxLoads,
     running: state.running && state.enabled.has(id),
@@ -269,7 +275,8 @@ async function reset() {
     if (state.custom !== null) state.model = state.custom.model;
     else {
       setStatus(`Fetching the ${label} model…`);
-      state.model = await fetchModel(new URL(`${state.modelId}/model.json`, MODELS_URL).href, state.modelId);
+      const dir = SAMPLES.find((x) => x.id === state.modelId)?.dir ?? state.modelId;
+      state.model = await fetchModel(new URL(`${dir}/model.json`, MODELS_URL).href, state.modelId);
     }
   } catch (e) {
     if (gen === state.generation) setStatus(`Could not load the model: ${e.message}`, 'error');
@@ -278,7 +285,7 @@ async function reset() {
   if (gen !== state.generation) return;
   const s = state.model.summary;
   setStatus(
-    `${s.name}: ${s.variables} variables, ${s.nodes} graph nodes, ${formatBytes(s.bytes)} of weights, ` +
+    `${s.name}: ${s.variables} variables, ${s.nodes} ${s.layers ? 'Keras layers' : 'graph nodes'}, ${formatBytes(s.bytes)} of weights, ` +
       `held in memory by each lane.`,
   );
   for (const l of LANES) startLane(l.id);

@@ -2,7 +2,8 @@
 //! when it is itself disposed).
 
 use super::errors::{disposed_model, js, JsResult};
-use super::state::{emit, gather, CtxState, ModelCell, WasmContext};
+use super::state::{emit, gather, AnyModel, CtxState, ModelCell, WasmContext};
+use crate::model::layers::LayersModel;
 use crate::model::weights::WeightSource;
 use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, Result};
@@ -49,10 +50,13 @@ pub(crate) fn take_staged(len: u32) -> Vec<u8> {
     b
 }
 
-/// Shard paths of a `model.json` (UTF-8 bytes), in manifest order.
+/// Shard paths of a `model.json` (UTF-8 bytes, graph or layers format), in manifest order.
 #[wasm_bindgen(js_name = weightPaths)]
 pub fn weight_paths(model_json: &[u8]) -> JsResult<Array> {
-    let paths = GraphModel::weight_paths(&utf8(model_json)).map_err(js)?;
+    let text = utf8(model_json);
+    let paths = GraphModel::weight_paths(&text)
+        .or_else(|e| LayersModel::weight_paths(&text).map_err(|_| e))
+        .map_err(js)?;
     Ok(paths.into_iter().map(JsValue::from).collect())
 }
 
@@ -80,6 +84,7 @@ pub(crate) fn load(
     model_json: &str,
     weights: &Uint8Array,
     progress: &JsValue,
+    layers: bool,
 ) -> Result<WasmModel> {
     let source = JsWeights(weights);
     let callback = progress.dyn_ref::<js_sys::Function>();
@@ -101,7 +106,13 @@ pub(crate) fn load(
             );
         }
     };
-    let model = state.with(|c| GraphModel::load(c, model_json, &source, &mut report))?;
+    let model = state.with(|c| {
+        if layers {
+            LayersModel::load(c, model_json, &source, &mut report).map(AnyModel::Layers)
+        } else {
+            GraphModel::load(c, model_json, &source, &mut report).map(AnyModel::Graph)
+        }
+    })?;
     let cell = Rc::new(RefCell::new(model));
     state.add_model(&cell);
     Ok(WasmModel {
@@ -124,7 +135,19 @@ impl WasmContext {
         progress: &JsValue,
     ) -> JsResult<WasmModel> {
         let model_json = utf8(model_json);
-        load(&self.state, &model_json, weights, progress).map_err(js)
+        load(&self.state, &model_json, weights, progress, false).map_err(js)
+    }
+
+    /// `loadModel` for a TF.js layers model (`format: layers-model`, a Keras config).
+    #[wasm_bindgen(js_name = loadLayersModel)]
+    pub fn load_layers_model(
+        &self,
+        model_json: &[u8],
+        weights: &js_sys::Uint8Array,
+        progress: &JsValue,
+    ) -> JsResult<WasmModel> {
+        let model_json = utf8(model_json);
+        load(&self.state, &model_json, weights, progress, true).map_err(js)
     }
 
     /// `loadModel` with the `model.json` text already in wasm memory: the first `len` bytes of
@@ -138,7 +161,7 @@ impl WasmContext {
     ) -> JsResult<WasmModel> {
         let bytes = take_staged(len);
         let model_json = utf8(&bytes);
-        load(&self.state, &model_json, weights, progress).map_err(js)
+        load(&self.state, &model_json, weights, progress, false).map_err(js)
     }
 }
 

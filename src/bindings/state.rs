@@ -5,7 +5,8 @@
 use super::errors::{busy_context, disposed_context};
 use super::tensor::{dtype_code, with_io, with_table};
 use crate::eager::EagerContext;
-use crate::model::GraphModel;
+use crate::model::layers::LayersModel;
+use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
 use std::cell::RefCell;
@@ -13,7 +14,70 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
 /// A loaded model, shared by its `WasmModel` and (weakly) by the context that disposes it.
-pub(crate) type ModelCell = RefCell<GraphModel>;
+pub(crate) type ModelCell = RefCell<AnyModel>;
+
+/// A graph or a layers model: the same API to JS.
+pub(crate) enum AnyModel {
+    Graph(GraphModel),
+    Layers(LayersModel),
+}
+
+impl AnyModel {
+    pub(crate) fn inputs(&self) -> &[TensorInfo] {
+        match self {
+            AnyModel::Graph(m) => m.inputs(),
+            AnyModel::Layers(m) => m.inputs(),
+        }
+    }
+
+    pub(crate) fn outputs(&self) -> &[TensorInfo] {
+        match self {
+            AnyModel::Graph(m) => m.outputs(),
+            AnyModel::Layers(m) => m.outputs(),
+        }
+    }
+
+    pub(crate) fn is_disposed(&self) -> bool {
+        match self {
+            AnyModel::Graph(m) => m.is_disposed(),
+            AnyModel::Layers(m) => m.is_disposed(),
+        }
+    }
+
+    pub(crate) fn predict(
+        &self,
+        c: &mut crate::eager::EagerContext,
+        feeds: Vec<(String, Tensor)>,
+    ) -> Result<Vec<Tensor>> {
+        match self {
+            AnyModel::Graph(m) => m.predict(c, feeds),
+            AnyModel::Layers(m) => m.predict(c, feeds),
+        }
+    }
+
+    /// TF.js's `execute` (named outputs, intermediate nodes included): graph models only; a
+    /// layers model has no graph nodes to name.
+    pub(crate) fn execute(
+        &self,
+        c: &mut crate::eager::EagerContext,
+        feeds: Vec<(String, Tensor)>,
+        outputs: &[String],
+    ) -> Result<Vec<Tensor>> {
+        match self {
+            AnyModel::Graph(m) => m.execute(c, feeds, outputs),
+            AnyModel::Layers(_) => Err(crate::status::unimplemented(
+                "execute() with output names runs graph models; call predict() on a layers model",
+            )),
+        }
+    }
+
+    pub(crate) fn dispose(&mut self, c: &mut crate::eager::EagerContext) {
+        match self {
+            AnyModel::Graph(m) => m.dispose(c),
+            AnyModel::Layers(m) => m.dispose(c),
+        }
+    }
+}
 
 /// A context as JS holds it. Its methods are in context.rs and (loading) model.rs.
 #[wasm_bindgen(js_name = WasmContext)]

@@ -39,16 +39,17 @@ pub fn parse(model_json: &str) -> Result<ModelJson<'_>> {
 }
 
 /// One manifest weight, validated, with where its bytes are.
-struct WeightSlot<'a> {
-    name: &'a str,
+pub(super) struct WeightSlot<'a> {
+    pub name: &'a str,
     dtype: DType,
-    shape: Shape,
+    pub shape: Shape,
     offset: usize,
     len: usize,
     quant: Option<&'a super::format::Quantization>,
 }
 
-fn plan_weights<'g>(
+/// Validates the manifest against the bytes available (shared with layers models).
+pub(super) fn plan_weights<'g>(
     groups: &'g [ManifestGroup<'_>],
     available: usize,
 ) -> Result<Vec<WeightSlot<'g>>> {
@@ -721,8 +722,9 @@ fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status
     crate::status::internal(msg)
 }
 
-/// VarHandleOp + AssignVariableOp per weight, executed through the context like TF's restore.
-fn restore_variables<W: WeightSource + ?Sized>(
+/// VarHandleOp + AssignVariableOp per weight, executed through the context like TF's restore
+/// (shared with layers models).
+pub(super) fn restore_variables<W: WeightSource + ?Sized>(
     ctx: &mut EagerContext,
     slots: Vec<WeightSlot<'_>>,
     weights: &W,

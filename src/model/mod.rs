@@ -9,6 +9,7 @@ mod flow;
 pub mod format;
 mod functions;
 pub mod graph;
+pub mod layers;
 mod loader;
 pub mod weights;
 

@@ -346,3 +346,84 @@ pub fn check_all_models(ctx: &mut EagerContext) -> Vec<String> {
     }
     failures
 }
+
+/// A layers-format model fixture (tests/fixtures/layers, from tools/gen_layers_models.py).
+pub struct LayersFixture {
+    pub name: &'static str,
+    pub json: &'static str,
+    pub weights: &'static [u8],
+    pub reference: &'static str,
+}
+
+macro_rules! layers_fixture {
+    ($name:literal) => {
+        LayersFixture {
+            name: $name,
+            json: include_str!(concat!("../fixtures/layers/", $name, "/model.json")),
+            weights: include_bytes!(concat!(
+                "../fixtures/layers/",
+                $name,
+                "/group1-shard1of1.bin"
+            )),
+            reference: include_str!(concat!("../fixtures/layers/", $name, "/reference.json")),
+        }
+    };
+}
+
+/// Every layers-model fixture (all single-shard), embedded for the wasm suites.
+pub const LAYERS_FIXTURES: &[LayersFixture] = &[
+    layers_fixture!("activations"),
+    layers_fixture!("conv1d"),
+    layers_fixture!("conv2d"),
+    layers_fixture!("embedding"),
+    layers_fixture!("image_preprocess"),
+    layers_fixture!("lstm_text"),
+    layers_fixture!("masked_sequences"),
+    layers_fixture!("merge"),
+    layers_fixture!("preprocess"),
+    layers_fixture!("rnn"),
+    layers_fixture!("rnn_wrappers"),
+    layers_fixture!("seq_mlp"),
+    layers_fixture!("teachable"),
+];
+
+/// Loads a layers model, predicts Keras's reference inputs, compares every output, disposes.
+pub fn check_layers_model(ctx: &mut EagerContext, f: &LayersFixture) -> Result<(), String> {
+    use eager_wasm::model::layers::LayersModel;
+    let mut model =
+        LayersModel::load(ctx, f.json, f.weights, &mut |_, _| {}).map_err(|e| e.to_string())?;
+    let (inputs, want) = reference(f.reference);
+    let got = model.predict(ctx, inputs).map_err(|e| e.to_string())?;
+    if got.len() != model.outputs().len() {
+        return Err(format!(
+            "{} outputs for {}",
+            got.len(),
+            model.outputs().len()
+        ));
+    }
+    for (info, g) in model.outputs().iter().zip(&got) {
+        let w = &want
+            .iter()
+            .find(|(n, _)| *n == info.name)
+            .ok_or_else(|| format!("no reference for output {}", info.name))?
+            .1;
+        compare(g, w, ATOL, RTOL).map_err(|e| format!("output {}: {e}", info.name))?;
+    }
+    model.dispose(ctx);
+    if ctx.memory().num_resources != 0 {
+        return Err("resources left after dispose".into());
+    }
+    Ok(())
+}
+
+/// Checks every layers-model fixture against Keras; returns failure descriptions.
+pub fn check_all_layers_models(ctx: &mut EagerContext) -> Vec<String> {
+    LAYERS_FIXTURES
+        .iter()
+        .filter_map(|f| {
+            check_layers_model(ctx, f)
+                .err()
+                .map(|e| format!("{}: {e}", f.name))
+        })
+        .collect()
+}

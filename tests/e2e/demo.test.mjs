@@ -250,6 +250,35 @@ test('mobilenet: same story on a CNN', { timeout: 300_000 }, async (t) => {
   await page.close();
 });
 
+test('keras layers models: the Teachable-Machine-style sample tells the same story; dropped layers files load', { timeout: 300_000 }, async (t) => {
+  const layersVariables = (name) =>
+    JSON.parse(readFileSync(join(root, 'tests/fixtures/layers', name, 'model.json'), 'utf8')).weightsManifest.reduce(
+      (n, g) => n + g.weights.length,
+      0,
+    );
+  const { page, problems } = await openPage(`model=keras_teachable&rate=max&lru=${LRU_CAPACITY}`);
+  const snapshots = await runUntil(page, 50, 180_000, 30);
+  summarize(t, snapshots);
+  let notes = await laneNotes(page);
+  await page.screenshot({ path: join(artifacts, 'demo-keras-teachable.png'), fullPage: true });
+  for (const l of LANES) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
+  assertStory(snapshots, { variables: layersVariables('teachable'), early: 10, mid: 15, late: 30 });
+
+  // A layers-format model dropped as files (model.json + shard, plus an unrelated .json).
+  const dir = join(root, 'tests/fixtures/layers/lstm_text');
+  await page.click('.own-model summary');
+  await page.setInputFiles('#files', [join(dir, 'model.json'), join(dir, 'group1-shard1of1.bin'), join(dir, 'reference.json')]);
+  const n = layersVariables('lstm_text');
+  await page.waitForFunction((v) => document.querySelector('#status').textContent.includes(`${v} variables`), n);
+  const snaps = await runUntil(page, 15, 120_000);
+  const last = snaps[snaps.length - 1];
+  assert.ok(last.tf22.cacheEntries >= 15 * n, `dropped layers model: lane 1 grows by ${n} per load (${last.tf22.cacheEntries})`);
+  notes = await laneNotes(page);
+  for (const l of LANES) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('controls: own model (files, URL), LRU capacity, pause/resume, lane toggle, log scale', { timeout: 300_000 }, async () => {
   const { page, problems } = await openPage('model=mlp&rate=200&lru=200');
   await runUntil(page, 20, 60_000);
