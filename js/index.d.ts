@@ -11,6 +11,7 @@ export type StatusCode =
   | 'OutOfRange'
   | 'Internal'
   | 'Aborted'
+  | 'Cancelled'
   | 'Unavailable';
 
 /** Every failure of eager-wasm is thrown as an EagerError. */
@@ -89,7 +90,9 @@ export class Tensor {
   /**
    * Copies the values into the start of `target` without allocating and returns `target`. It must
    * be the dtype's array type (Float32Array, Int32Array, BigInt64Array for int64, Uint8Array for
-   * bool) and hold at least `size` elements; otherwise EagerError('InvalidArgument').
+   * bool) and hold at least `size` elements; otherwise EagerError('InvalidArgument'). A real typed
+   * array is required (a Proxy or look-alike is refused; a subclass's overrides are not used), and
+   * a detached one is refused.
    */
   readInto<T extends Float32Array | Int32Array | BigInt64Array | Uint8Array>(target: T): T;
   /** Values as nested arrays (bigint for int64, boolean for bool). */
@@ -200,7 +203,8 @@ export class GraphModel {
   readonly isDisposed: boolean;
   /**
    * x: a Tensor (single-input models), Tensors in `inputs` order, or `{ [name or 'x:0']: Tensor }`.
-   * One output: a Tensor; several: `{ [output name]: Tensor }`.
+   * One output: a Tensor; several: `{ [output name]: Tensor }`, an object without prototype (so an
+   * output named `__proto__` or `constructor` is an ordinary key).
    */
   predict(x: Tensor | Tensor[] | { [name: string]: Tensor }): Tensor | { [name: string]: Tensor };
   /** Releases every variable and tensor of the model. Idempotent. */
@@ -210,9 +214,10 @@ export class GraphModel {
 /** Weights held in memory: one buffer (shards concatenated), one per shard, or by shard path. */
 export type WeightsSource =
   | ArrayBuffer
+  | SharedArrayBuffer
   | ArrayBufferView
-  | Array<ArrayBuffer | ArrayBufferView>
-  | { [path: string]: ArrayBuffer | ArrayBufferView };
+  | Array<ArrayBuffer | SharedArrayBuffer | ArrayBufferView>
+  | { [path: string]: ArrayBuffer | SharedArrayBuffer | ArrayBufferView };
 
 export interface LoadOptions {
   /** Progress from 0 to 1: fetching up to 0.9, restoring weights the rest. */
@@ -279,9 +284,14 @@ export class EagerContext {
   tensor(values: TensorLike, shape?: number[], dtype?: DType): Tensor;
   /** Runs a registered op by TF name with TF attr names; type attrs are inferred from inputs. */
   execute(op: string, inputs?: Tensor[], attrs?: Attrs): Tensor[];
-  /** Disposes every tensor made inside `fn` except those it returns. */
+  /**
+   * Disposes every tensor made inside `fn` except those it returns, at any depth in arrays, plain or
+   * null-prototype objects, Maps and Sets (class instances are not searched). The scope is closed
+   * whatever throws; a result that cannot be read is EagerError('InvalidArgument').
+   */
   tidy<T>(fn: () => T): T;
   tidy<T>(name: string, fn: () => T): T;
+  /** Rejects with EagerError('Cancelled') if the context is disposed while loading. */
   loadGraphModel(
     source: string | URL | { modelJson: string | object; weights?: WeightsSource },
     options?: LoadOptions,
@@ -295,7 +305,10 @@ export class EagerContext {
   clearCache(): void;
   /** Drops every cached kernel and zeroes the statistics. */
   resetCache(): void;
-  /** Releases models, tensors, kernels and resources of the context. Idempotent. */
+  /**
+   * Releases models, tensors, kernels and resources of the context. Idempotent. Loads under way are
+   * aborted (downloads too) and reject with EagerError('Cancelled').
+   */
   dispose(): void;
 }
 

@@ -3,6 +3,7 @@
 
 import { tensorData, tensorDispose, tensorIsLive, tensorReadInto } from './eager_wasm.js';
 import { EagerError, toEagerError } from './errors.js';
+import { MAX_RANK, describe, dimsOf, freshView, invalid, messageOf, typedArrayKind } from './snapshot.js';
 
 export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource'];
 
@@ -37,7 +38,7 @@ function flushPending() {
   pending = [];
   for (let i = 0; i < list.length; i++) {
     const t = list[i];
-    if (!t._released) tensorRegistry.register(t, t.handle);
+    if (!t._released) tensorRegistry.register(t, handleOf(t));
   }
 }
 
@@ -51,17 +52,33 @@ function track(t) {
   }
 }
 
+/**
+ * The handle of a Tensor made by this module, else undefined: a brand check (a private field) that
+ * no Proxy, look-alike object or subclass getter passes, and that runs no caller code.
+ */
+export let handleOf;
+
 export class Tensor {
+  #handle;
+
+  static {
+    handleOf = (t) => (t !== null && typeof t === 'object' && #handle in t ? t.#handle : undefined);
+  }
+
   /** @internal use ctx.tensor() or ctx.execute() */
   constructor(ctx, handle, dtype, shape) {
     this.context = ctx;
-    /** @internal */
-    this.handle = handle;
+    this.#handle = handle;
     this.dtype = dtype;
     this.shape = shape;
     /** @internal set by dispose() (a hint for deferred registration; isDisposed asks the runtime) */
     this._released = false;
     track(this);
+  }
+
+  /** @internal the runtime's handle of this tensor */
+  get handle() {
+    return this.#handle;
   }
 
   get rank() {
@@ -75,13 +92,13 @@ export class Tensor {
   }
 
   get isDisposed() {
-    return !tensorIsLive(this.handle);
+    return !tensorIsLive(this.#handle);
   }
 
   /** A copy of the values: Float32Array, Int32Array, BigInt64Array (int64) or Uint8Array (bool). */
   dataSync() {
     try {
-      return tensorData(this.handle);
+      return tensorData(this.#handle);
     } catch (e) {
       throw toEagerError(e);
     }
@@ -97,12 +114,19 @@ export class Tensor {
    * output every frame.
    */
   readInto(target) {
+    const kind = typedArrayKind(target);
+    if (kind === undefined) {
+      const want = READ_INTO[this.dtype] ?? 'typed array';
+      throw invalid(`readInto: a ${this.dtype} tensor reads into a ${want}, got ${describe(target)}`);
+    }
+    // A fresh view: Rust reads its length and copies into it with no caller code in between.
+    const view = freshView(target, kind, 'the readInto target');
     try {
-      tensorReadInto(this.handle, target);
-      return target;
+      tensorReadInto(this.#handle, view);
     } catch (e) {
       throw toEagerError(e);
     }
+    return target;
   }
 
   /** The values as nested arrays (numbers, bigints for int64, booleans for bool). */
@@ -119,13 +143,16 @@ export class Tensor {
   /** Releases the tensor's memory. Idempotent. */
   dispose() {
     this._released = true;
-    tensorDispose(this.handle);
+    tensorDispose(this.#handle);
   }
 
   toString() {
     return `Tensor(${this.dtype}, [${this.shape.join(', ')}])`;
   }
 }
+
+/** The typed array kind readInto() copies each dtype into. */
+const READ_INTO = { float32: 'Float32Array', int32: 'Int32Array', int64: 'BigInt64Array', bool: 'Uint8Array' };
 
 function nest(flat, shape, dim, offset) {
   if (dim === shape.length) return [flat[offset], offset + 1];
@@ -144,56 +171,115 @@ const TYPED = {
   int64: BigInt64Array,
   bool: Uint8Array,
 };
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
-export function dtypeOfTyped(v) {
-  if (v instanceof Float32Array || v instanceof Float64Array) return 'float32';
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) return 'int64';
-  if (v instanceof Uint8Array) return 'bool';
+/** The dtype a typed array of kind `kind` ('Float32Array', ...) makes by default. */
+function dtypeOfKind(kind) {
+  if (kind === 'Float32Array' || kind === 'Float64Array') return 'float32';
+  if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return 'int64';
+  if (kind === 'Uint8Array') return 'bool';
   return 'int32';
 }
 
-/** Flattens nested arrays, checking they are rectangular; returns [flat, shape]. */
-export function flatten(values) {
-  const shape = [];
-  let level = values;
-  while (Array.isArray(level)) {
-    shape.push(level.length);
-    level = level[0];
+function dtypeOfValue(v) {
+  return typeof v === 'boolean' ? 'bool' : typeof v === 'bigint' ? 'int64' : 'float32';
+}
+
+/**
+ * `ctx.tensor()`'s arguments read completely into `{ typed, dims, dtype }`: a typed array of the
+ * dtype (a fresh view of the caller's memory, or a converted copy) and a plain array of dims.
+ */
+export function tensorValues(values, shape, dtype) {
+  if (dtype !== undefined && dtype !== null && (typeof dtype !== 'string' || !hasOwn(TYPED, dtype))) {
+    const shown = typeof dtype === 'string' ? `'${dtype}'` : `a ${typeof dtype}`;
+    throw invalid(`unsupported dtype ${shown} (supported: ${Object.keys(TYPED).join(', ')})`);
   }
-  const flat = [];
-  const walk = (v, dim) => {
-    if (dim === shape.length) {
-      if (Array.isArray(v)) throw badNesting(shape);
-      flat.push(v);
-      return;
+  let flat;
+  let inferred;
+  const kind = typedArrayKind(values);
+  if (kind !== undefined) {
+    flat = freshView(values, kind, 'tensor values');
+    inferred = [flat.length];
+    dtype ??= dtypeOfKind(kind);
+  } else if (isArrayOrFalse(values)) {
+    [flat, inferred] = flatten(values);
+    dtype ??= dtypeOfValue(flat[0]);
+  } else if (typeof values === 'number' || typeof values === 'boolean' || typeof values === 'bigint') {
+    flat = [values];
+    inferred = [];
+    dtype ??= dtypeOfValue(values);
+  } else {
+    throw invalid(
+      `tensor values must be a typed array, nested arrays or a number, got ${values === null ? 'null' : typeof values}`,
+    );
+  }
+  const typed = toTyped(flat, kind, dtype);
+  const dims = shape === undefined || shape === null ? inferred : dimsOf(shape, 'shape');
+  return { typed, dims, dtype };
+}
+
+/** Array.isArray, false for a revoked Proxy (which makes it throw). */
+function isArrayOrFalse(v) {
+  try {
+    return Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+/** Flattens nested arrays, checking they are rectangular; returns [flat, shape]. */
+function flatten(values) {
+  try {
+    const shape = [];
+    let level = values;
+    while (Array.isArray(level)) {
+      if (shape.length === MAX_RANK) throw invalid(`nested arrays are deeper than the largest rank, ${MAX_RANK}`);
+      shape.push(level.length);
+      level = level[0];
     }
-    if (!Array.isArray(v) || v.length !== shape[dim]) throw badNesting(shape);
-    for (const x of v) walk(x, dim + 1);
-  };
-  walk(values, 0);
-  return [flat, shape];
+    const flat = [];
+    const walk = (v, dim) => {
+      if (dim === shape.length) {
+        if (Array.isArray(v)) throw badNesting(shape);
+        flat.push(v);
+        return;
+      }
+      if (!Array.isArray(v) || v.length !== shape[dim]) throw badNesting(shape);
+      for (let i = 0; i < shape[dim]; i++) walk(v[i], dim + 1);
+    };
+    walk(values, 0);
+    return [flat, shape];
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`the nested arrays could not be read: ${messageOf(e)}`, e);
+  }
 }
 
 function badNesting(shape) {
-  return new EagerError(
-    'InvalidArgument',
-    `nested arrays are not rectangular (expected shape [${shape.join(', ')}] from the first elements)`,
-  );
+  return invalid(`nested arrays are not rectangular (expected shape [${shape.join(', ')}] from the first elements)`);
 }
 
-export function toTyped(values, dtype) {
-  const T = TYPED[dtype];
-  if (T === undefined) {
-    throw new EagerError('InvalidArgument', `unsupported dtype '${dtype}' (supported: ${Object.keys(TYPED).join(', ')})`);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** One int64 value: a bigint or an integer number within int64's range, else an error. */
+function int64(x) {
+  const b = typeof x === 'bigint' ? x : typeof x === 'number' && Number.isInteger(x) ? BigInt(x) : null;
+  if (b === null || b < INT64_MIN || b > INT64_MAX) {
+    throw invalid(`${typeof x === 'bigint' ? `${x}n` : String(x)} is not an int64 value (integers from -2^63 to 2^63-1)`);
   }
-  if (values instanceof T) return values;
+  return b;
+}
+
+/** `values` (a fresh typed array of kind `kind`, or a plain array) as a typed array of `dtype`. */
+function toTyped(values, kind, dtype) {
+  const T = TYPED[dtype];
+  if (kind === T.name) return values;
   try {
-    if (dtype === 'int64') return BigInt64Array.from(values, (x) => BigInt(x));
+    if (dtype === 'int64') return BigInt64Array.from(values, int64);
     if (dtype === 'bool') return Uint8Array.from(values, (x) => (x ? 1 : 0));
     if (values.length > 0 && typeof values[0] === 'bigint') return T.from(values, Number);
     return T.from(values);
   } catch (e) {
-    throw new EagerError('InvalidArgument', `cannot convert the values to ${dtype}: ${e.message}`);
+    throw e instanceof EagerError ? e : invalid(`cannot convert the values to ${dtype}: ${messageOf(e)}`, e);
   }
 }
-
