@@ -261,7 +261,7 @@ export class EagerContext {
     if (typeof source === 'string' || source instanceof URL) {
       const url = resolveUrl(source);
       progress(0);
-      const modelJson = await fetchBytes(fetchFn, url, null, signal); // UTF-8 bytes, passed to wasm as they are
+      const modelJson = await fetchBytes(fetchFn, url, null, signal, 'model.json'); // UTF-8 bytes, passed to wasm as they are
       const paths = callWasm(() => weightPaths(utf8(modelJson)));
       const fractions = new Array(paths.length).fill(0);
       const onShard = (i) => (f) => {

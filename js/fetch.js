@@ -20,7 +20,12 @@ export function resolveUrl(source) {
   throw new EagerError('InvalidArgument', `cannot resolve the model URL '${source}'`);
 }
 
-export async function fetchBytes(fetchFn, url, onProgress, signal) {
+/**
+ * The bytes at `url`. `what` is 'model.json' or 'shard': errors name the URL, the HTTP status and
+ * the content type, and say when HTML came back (a dev server answering a missing file with its
+ * index.html).
+ */
+export async function fetchBytes(fetchFn, url, onProgress, signal, what = 'shard') {
   if (url.protocol === 'file:' && isNode && fetchFn === globalThis.fetch) {
     const fsName = 'node:fs/promises';
     const { readFile } = await import(/* @vite-ignore */ fsName);
@@ -43,10 +48,11 @@ export async function fetchBytes(fetchFn, url, onProgress, signal) {
     throw new EagerError('Unavailable', `could not fetch ${url.href}: ${messageOf(e)}`, { cause: e });
   }
   // A custom fetch may return anything: every read of the response is checked.
-  let ok, status, statusText, expected, encoded, body;
+  let ok, status, statusText, expected, encoded, body, contentType;
   try {
     if (res === null || typeof res !== 'object') throw new TypeError(`got ${res === null ? 'null' : typeof res}`);
     ({ ok, status, statusText } = res);
+    contentType = res.headers?.get?.('content-type') ?? null;
     expected = Number(res.headers?.get?.('content-length') ?? NaN);
     // Content-Encoding makes the header count compressed bytes; only compare when there is none.
     encoded = res.headers?.get?.('content-encoding');
@@ -54,10 +60,13 @@ export async function fetchBytes(fetchFn, url, onProgress, signal) {
   } catch (e) {
     throw new EagerError('Unavailable', `fetch(${url.href}) did not return a Response: ${messageOf(e)}`, { cause: e });
   }
+  const served = `HTTP ${status}${statusText ? ` ${statusText}` : ''}, content-type ${contentType ?? 'none'}`;
   if (!ok) {
     const code = status === 404 || status === 410 ? 'NotFound' : 'Unavailable';
-    throw new EagerError(code, `fetching ${url.href} failed: HTTP ${status} ${statusText ?? ''}`.trim());
+    throw new EagerError(code, `fetching the ${what} ${url.href} failed: ${served}`);
   }
+  const html = typeof contentType === 'string' && /html/i.test(contentType);
+  if (html) throw looksLikeHtml(what, url, served);
   const known = Number.isFinite(expected) && expected > 0;
   let bytes;
   try {
@@ -91,8 +100,26 @@ export async function fetchBytes(fetchFn, url, onProgress, signal) {
       `${url.href} is truncated: ${bytes.byteLength} of ${expected} bytes received`,
     );
   }
+  // Without a content type to go by, a model.json that starts with '<' is HTML too.
+  if (what === 'model.json' && firstNonSpace(bytes) === 0x3c) throw looksLikeHtml(what, url, served);
   onProgress?.(1);
   return bytes;
+}
+
+function looksLikeHtml(what, url, served) {
+  return new EagerError(
+    'NotFound',
+    `the ${what} ${url.href} looks like HTML, not ${what === 'model.json' ? 'a TF.js model.json' : 'weights'} ` +
+      `(${served}): is the URL right? Dev servers answer a missing file with their index.html`,
+  );
+}
+
+function firstNonSpace(bytes) {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0xef && b !== 0xbb && b !== 0xbf) return b;
+  }
+  return -1;
 }
 
 function asBytes(b, what) {

@@ -536,6 +536,29 @@ export function hostileCases(api) {
       },
     },
     {
+      name: 'fetch errors name the URL, the status and the content type, and say when HTML came back',
+      repeat: 5,
+      async run(ctx) {
+        const html = '<!doctype html><html><body>app</body></html>';
+        const respond = (body, status, type) => async () =>
+          new Response(body, { status, headers: type === null ? {} : { 'content-type': type } });
+        const url = 'http://127.0.0.1:9/app/model.json';
+        let e = await rejectsCode(ctx.loadGraphModel(url, { fetch: respond(html, 200, 'text/html; charset=utf-8') }), 'NotFound', 'HTML');
+        check(/looks like HTML/.test(e.message) && e.message.includes(url) && /HTTP 200/.test(e.message) && /text\/html/.test(e.message), e.message);
+        e = await rejectsCode(ctx.loadGraphModel(url, { fetch: respond(new TextEncoder().encode(`  ${html}`), 200, null) }), 'NotFound', 'HTML, no type');
+        check(/looks like HTML/.test(e.message) && /content-type none/.test(e.message), e.message);
+        e = await rejectsCode(ctx.loadGraphModel(url, { fetch: respond('gone', 404, 'text/plain') }), 'NotFound', '404');
+        check(e.message.includes(url) && /HTTP 404/.test(e.message) && /text\/plain/.test(e.message), e.message);
+        // The model.json is right, a shard comes back as HTML.
+        const fetchFn = async (u) =>
+          u.endsWith('model.json')
+            ? new Response(tinyModelJson, { headers: { 'content-type': 'application/json' } })
+            : new Response(html, { headers: { 'content-type': 'text/html' } });
+        e = await rejectsCode(ctx.loadGraphModel(url, { fetch: fetchFn }), 'NotFound', 'shard HTML');
+        check(/shard http:\/\/127\.0\.0\.1:9\/app\/tiny\.bin looks like HTML/.test(e.message), e.message);
+      },
+    },
+    {
       name: 'ctx.dispose() during a load aborts the download and rejects with Cancelled',
       repeat: 20,
       fresh: true,
