@@ -123,9 +123,10 @@ export class EagerContext {
   }
 
   /**
-   * A tensor from a typed array, nested arrays or a scalar. dtype: from the typed array
-   * (Float32Array -> float32, Int32Array -> int32, BigInt64Array -> int64, Uint8Array -> bool),
-   * from the values (numbers -> float32, booleans -> bool, bigints -> int64), or the 3rd argument.
+   * A tensor from a typed array, nested arrays (rows may be typed arrays) or a scalar. dtype: from
+   * the typed array as in TF.js (Float32/64Array -> float32, the integer arrays -> int32,
+   * BigInt64Array -> int64), from the values (numbers -> float32, booleans -> bool, bigints ->
+   * int64), or the 3rd argument. Values are converted exactly or refused (InvalidArgument).
    */
   tensor(values, shape, dtype) {
     const t = tensorValues(values, shape, dtype);

@@ -280,7 +280,13 @@ export class EagerContext {
   readonly id: number;
   readonly isDisposed: boolean;
   readonly ops: Ops;
-  /** dtype from the typed array / values, or `dtype`; shape inferred from nesting unless given. */
+  /**
+   * dtype as TF.js infers it (Float32Array/Float64Array -> float32; Int8/16/32, Uint8/16/32 and
+   * Uint8ClampedArray -> int32; BigInt64Array/BigUint64Array -> int64; numbers -> float32,
+   * booleans -> bool, bigints -> int64) unless `dtype` is given; shape inferred from nesting (rows
+   * may be typed arrays) unless given. Every value is converted exactly or the call throws
+   * EagerError('InvalidArgument'): strings, mixed types, out-of-range integers, ragged rows.
+   */
   tensor(values: TensorLike, shape?: number[], dtype?: DType): Tensor;
   /** Runs a registered op by TF name with TF attr names; type attrs are inferred from inputs. */
   execute(op: string, inputs?: Tensor[], attrs?: Attrs): Tensor[];

@@ -173,11 +173,13 @@ const TYPED = {
 };
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
-/** The dtype a typed array of kind `kind` ('Float32Array', ...) makes by default. */
+/**
+ * The dtype a typed array of kind `kind` ('Float32Array', ...) makes by default, as in TF.js: the
+ * integer arrays (Uint8Array and Uint8ClampedArray too: pixel bytes) make int32.
+ */
 function dtypeOfKind(kind) {
   if (kind === 'Float32Array' || kind === 'Float64Array') return 'float32';
   if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return 'int64';
-  if (kind === 'Uint8Array') return 'bool';
   return 'int32';
 }
 
@@ -227,25 +229,36 @@ function isArrayOrFalse(v) {
   }
 }
 
-/** Flattens nested arrays, checking they are rectangular; returns [flat, shape]. */
+/** A level of nesting: an array, or a typed array as a row (a fresh view); else null. */
+function rowOf(v) {
+  if (Array.isArray(v)) return v;
+  const kind = typedArrayKind(v);
+  return kind === undefined ? null : freshView(v, kind, 'a typed-array row');
+}
+
+/**
+ * Flattens nested arrays (whose innermost rows may be typed arrays), checking they are
+ * rectangular; returns [flat, shape].
+ */
 function flatten(values) {
   try {
     const shape = [];
     let level = values;
-    while (Array.isArray(level)) {
+    for (let row = rowOf(level); row !== null; row = rowOf(level)) {
       if (shape.length === MAX_RANK) throw invalid(`nested arrays are deeper than the largest rank, ${MAX_RANK}`);
-      shape.push(level.length);
-      level = level[0];
+      shape.push(row.length);
+      level = row[0];
     }
     const flat = [];
     const walk = (v, dim) => {
+      const row = rowOf(v);
       if (dim === shape.length) {
-        if (Array.isArray(v)) throw badNesting(shape);
+        if (row !== null) throw badNesting(shape);
         flat.push(v);
         return;
       }
-      if (!Array.isArray(v) || v.length !== shape[dim]) throw badNesting(shape);
-      for (let i = 0; i < shape[dim]; i++) walk(v[i], dim + 1);
+      if (row === null || row.length !== shape[dim]) throw badNesting(shape);
+      for (let i = 0; i < shape[dim]; i++) walk(row[i], dim + 1);
     };
     walk(values, 0);
     return [flat, shape];
@@ -261,25 +274,50 @@ function badNesting(shape) {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-/** One int64 value: a bigint or an integer number within int64's range, else an error. */
-function int64(x) {
-  const b = typeof x === 'bigint' ? x : typeof x === 'number' && Number.isInteger(x) ? BigInt(x) : null;
-  if (b === null || b < INT64_MIN || b > INT64_MAX) {
-    throw invalid(`${typeof x === 'bigint' ? `${x}n` : String(x)} is not an int64 value (integers from -2^63 to 2^63-1)`);
-  }
-  return b;
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function cannot(dtype, i, x, why) {
+  return invalid(`cannot make a ${dtype} tensor: element ${i} is ${typeof x === 'bigint' ? `${x}n` : describe(x)}${why}`);
 }
 
-/** `values` (a fresh typed array of kind `kind`, or a plain array) as a typed array of `dtype`. */
+/**
+ * Each dtype's conversion of one element, exact or an error: numbers (and bigints) for float32
+ * (bigints only where exact); integers in range for int32 and int64; booleans, or numbers by
+ * truth, for bool. A string, null, an object or another type than the first element's is refused.
+ */
+const ELEMENT = {
+  float32(x, i) {
+    if (typeof x === 'number') return x;
+    if (typeof x === 'bigint' && x >= -(2n ** 53n) && x <= 2n ** 53n) return Number(x);
+    throw cannot('float32', i, x, typeof x === 'bigint' ? ' (not exact as a number)' : ' (a number is needed)');
+  },
+  int32(x, i) {
+    const n = typeof x === 'bigint' && x >= INT32_MIN && x <= INT32_MAX ? Number(x) : x;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX) return n;
+    throw cannot('int32', i, x, ' (an integer from -2^31 to 2^31-1 is needed)');
+  },
+  int64(x, i) {
+    const b = typeof x === 'bigint' ? x : typeof x === 'number' && Number.isInteger(x) ? BigInt(x) : null;
+    if (b !== null && b >= INT64_MIN && b <= INT64_MAX) return b;
+    throw cannot('int64', i, x, ' (an integer from -2^63 to 2^63-1 is needed)');
+  },
+  bool(x, i) {
+    if (typeof x === 'boolean') return x ? 1 : 0;
+    if (typeof x === 'number') return x !== 0 ? 1 : 0;
+    throw cannot('bool', i, x, ' (a boolean is needed)');
+  },
+};
+
+/**
+ * `values` (a fresh typed array of kind `kind`, or a plain array of what the caller nested) as a
+ * typed array of `dtype`, every element converted exactly or refused: no silent NaN, no wrapping.
+ */
 function toTyped(values, kind, dtype) {
   const T = TYPED[dtype];
   if (kind === T.name) return values;
-  try {
-    if (dtype === 'int64') return BigInt64Array.from(values, int64);
-    if (dtype === 'bool') return Uint8Array.from(values, (x) => (x ? 1 : 0));
-    if (values.length > 0 && typeof values[0] === 'bigint') return T.from(values, Number);
-    return T.from(values);
-  } catch (e) {
-    throw e instanceof EagerError ? e : invalid(`cannot convert the values to ${dtype}: ${messageOf(e)}`, e);
-  }
+  const convert = ELEMENT[dtype];
+  const out = new T(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = convert(values[i], i);
+  return out;
 }

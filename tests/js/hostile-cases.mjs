@@ -515,6 +515,42 @@ export function hostileCases(api) {
       },
     },
     {
+      name: 'ctx.tensor converts as TF.js does, exactly or not at all (issue 17)',
+      repeat: 20,
+      run(ctx) {
+        const made = (values, shape, dtype) => {
+          const t = ctx.tensor(values, shape, dtype);
+          const r = { dtype: t.dtype, shape: t.shape, data: Array.from(t.dataSync(), (x) => (typeof x === 'bigint' ? String(x) : x)) };
+          t.dispose();
+          return r;
+        };
+        // Integer typed arrays (pixel bytes included) make int32 unless a dtype is given.
+        same(made(new Uint8Array([0, 128, 255])), { dtype: 'int32', shape: [3], data: [0, 128, 255] }, 'Uint8Array');
+        same(made(new Uint8ClampedArray([0, 255])).dtype, 'int32', 'Uint8ClampedArray');
+        for (const T of [Int8Array, Int16Array, Uint16Array, Uint32Array]) same(made(new T([1, 2])), { dtype: 'int32', shape: [2], data: [1, 2] }, T.name);
+        same(made(new Uint8Array([0, 2]), undefined, 'bool'), { dtype: 'bool', shape: [2], data: [0, 1] }, 'Uint8Array as bool');
+        same(made(new Uint8Array([0, 200]), undefined, 'float32').data, [0, 200], 'Uint8Array as float32');
+        same(made(new BigUint64Array([5n])), { dtype: 'int64', shape: [1], data: ['5'] }, 'BigUint64Array');
+        throwsCode(() => ctx.tensor(new Uint32Array([4294967295])), 'InvalidArgument', 'Uint32 over int32');
+        throwsCode(() => ctx.tensor(new BigUint64Array([2n ** 64n - 1n])), 'InvalidArgument', 'BigUint64 over int64');
+        throwsCode(() => ctx.tensor(new Float32Array([1.5]), undefined, 'int32'), 'InvalidArgument', '1.5 as int32');
+        // Typed-array rows.
+        same(made([new Float32Array([1, 2]), new Float32Array([3, 4])]), { dtype: 'float32', shape: [2, 2], data: [1, 2, 3, 4] }, 'typed rows');
+        throwsCode(() => ctx.tensor([new Float32Array([1, 2]), new Float32Array([3])]), 'InvalidArgument', 'ragged typed rows');
+        throwsCode(() => ctx.tensor([[1, 2], new Float32Array([3])]), 'InvalidArgument', 'ragged mixed rows');
+        // Values that cannot be represented.
+        throwsCode(() => ctx.tensor(['a', 'b']), 'InvalidArgument', 'strings');
+        throwsCode(() => ctx.tensor([1, 'a']), 'InvalidArgument', 'a string among numbers');
+        throwsCode(() => ctx.tensor([1, true]), 'InvalidArgument', 'mixed number and boolean');
+        throwsCode(() => ctx.tensor([1, null]), 'InvalidArgument', 'null');
+        throwsCode(() => ctx.tensor([1, {}]), 'InvalidArgument', 'an object');
+        throwsCode(() => ctx.tensor([2 ** 31], undefined, 'int32'), 'InvalidArgument', 'int32 out of range');
+        throwsCode(() => ctx.tensor([2n ** 60n], undefined, 'float32'), 'InvalidArgument', 'bigint not exact as float32');
+        same(made([true, 0, 2], undefined, 'bool').data, [1, 0, 1], 'numbers as bool');
+        same(made([-(2 ** 31), 2 ** 31 - 1], undefined, 'int32').data, [-(2 ** 31), 2 ** 31 - 1], 'int32 range ends');
+      },
+    },
+    {
       name: 'Reshape [0, 4] to [-1, 0] gives [4, 0], as TF 2.18 does',
       skip: !ops.has('Reshape') && 'Reshape not registered',
       run(ctx) {
