@@ -12,6 +12,8 @@ import { plainCopy, invalid, messageOf } from './snapshot.js';
 import { Tensor, handleOf, tensorValues } from './tensor.js';
 
 const NONE = [];
+/** Most inputs one op takes (a Proxy can claim any length). */
+const MAX_INPUTS = 1 << 24;
 const NO_TENSORS = () => undefined;
 
 /** Open tidy scopes (all contexts share one scope stack, as they share one tensor table). */
@@ -52,6 +54,7 @@ export function writeHandles(inputs, op) {
   try {
     if (!Array.isArray(inputs)) throw invalid(`the inputs of ${op} must be an array of Tensors`);
     const n = inputs.length;
+    if (n > MAX_INPUTS) throw invalid(`${op} was given ${n} inputs (at most ${MAX_INPUTS})`);
     const v = ioFor(n);
     const writes = ioWrites;
     for (let i = 0; i < n; i++) {

@@ -154,6 +154,9 @@ export function dimsOf(shape, what) {
   return dims;
 }
 
+/** Longest list in attrs and options (a Proxy can claim any length). */
+const MAX_LIST = 1 << 24;
+
 /** Objects nested deeper than this in attrs and options are refused (the deepest legit is 3). */
 const MAX_DEPTH = 8;
 
@@ -186,25 +189,29 @@ function copy(v, what, tensorHandle, depth) {
   }
   if (v === null) return v;
   if (depth >= MAX_DEPTH) throw invalid(`${what} is nested too deeply`);
+  // Arrays first (the common attr value), with their primitives copied inline.
+  if (isArray(v)) {
+    const n = v.length;
+    if (n > MAX_LIST) throw invalid(`${what} holds a list of ${n} values (at most ${MAX_LIST})`);
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const x = v[i];
+      out[i] = typeof x === 'number' || typeof x === 'string' ? x : copy(x, what, tensorHandle, depth + 1);
+    }
+    return out;
+  }
   const handle = tensorHandle(v);
   if (handle !== undefined) return { handle };
   const kind = typedArrayKind(v);
   if (kind !== undefined) return freshView(v, kind, what);
-  if (isArray(v)) {
-    const n = v.length;
-    const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = copy(v[i], `${what}[${i}]`, tensorHandle, depth + 1);
-    return out;
-  }
   const out = {};
-  for (const k of objectKeys(v)) {
-    // defineProperty: a key named __proto__ stays a key.
-    Object.defineProperty(out, k, {
-      value: copy(v[k], `${what}.${k}`, tensorHandle, depth + 1),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+  const keys = objectKeys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const value = copy(v[k], what, tensorHandle, depth + 1);
+    // A key named __proto__ stays a key (an assignment would set the prototype).
+    if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
   }
   return out;
 }

@@ -229,6 +229,9 @@ function isArrayOrFalse(v) {
   }
 }
 
+/** Most values nested arrays may hold (the per-tensor element limit on wasm32). */
+const MAX_NESTED = 2 ** 28 - 1;
+
 /** A level of nesting: an array, or a typed array as a row (a fresh view); else null. */
 function rowOf(v) {
   if (Array.isArray(v)) return v;
@@ -248,6 +251,10 @@ function flatten(values) {
       if (shape.length === MAX_RANK) throw invalid(`nested arrays are deeper than the largest rank, ${MAX_RANK}`);
       shape.push(row.length);
       level = row[0];
+    }
+    // Checked before walking: a Proxy can claim any length.
+    if (shape.reduce((a, b) => a * b, 1) > MAX_NESTED) {
+      throw invalid(`nested arrays of shape [${shape.join(', ')}] hold more than ${MAX_NESTED} values`);
     }
     const flat = [];
     const walk = (v, dim) => {

@@ -146,15 +146,21 @@ pub(crate) fn with_io<R>(f: impl FnOnce(&mut Vec<f64>) -> R) -> R {
 /// write, not read) shrunk back to its usual size when a larger call left it bigger. JS re-reads it (and rebuilds its
 /// Float64Array view) whenever the view is detached by memory growth, too short or oversized.
 #[wasm_bindgen(js_name = ioReserve)]
-pub fn io_reserve(min_len: u32, shrink: bool) -> u32 {
+pub fn io_reserve(min_len: u32, shrink: bool) -> JsResult<u32> {
     with_io(|io| {
         let min_len = min_len as usize;
         if io.len() < min_len {
+            // Fallible: a huge input list must not abort the instance on a failed allocation.
+            io.try_reserve_exact(min_len - io.len()).map_err(|_| {
+                js(resource_exhausted(format!(
+                    "cannot reserve room for {min_len} tensor handles"
+                )))
+            })?;
             io.resize(min_len, 0.0);
         } else if shrink && io.len() > IO_KEEP && min_len <= IO_KEEP {
             *io = vec![0.0; IO_KEEP];
         }
-        io.as_ptr() as usize as u32
+        Ok(io.as_ptr() as usize as u32)
     })
 }
 

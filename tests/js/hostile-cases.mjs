@@ -195,6 +195,11 @@ export function hostileCases(api) {
         });
         throwsCode(() => ctx.execute('AddV2', sneaky), 'InvalidArgument', 're-entrant getter');
         throwsCode(() => ctx.execute('AddV2', { 0: a, 1: a, length: 2 }), 'InvalidArgument', 'array-like');
+        // Proxies claiming a huge length fail at once (no loop over a billion elements, no abort).
+        const huge = (target) => new Proxy(target, { get: (t, k) => (k === 'length' ? 1e9 : t[k]) });
+        throwsCode(() => ctx.execute('AddV2', huge([a, a])), 'InvalidArgument', 'inputs claiming 1e9');
+        throwsCode(() => ctx.execute('Relu', [a], { T: huge([1]) }), 'InvalidArgument', 'attr list claiming 1e9');
+        throwsCode(() => ctx.tensor(huge([[1]])), 'InvalidArgument', 'values claiming 1e9 rows');
         const fake = Object.create(api.Tensor.prototype);
         throwsCode(() => ctx.execute('AddV2', [a, fake]), 'InvalidArgument', 'fake tensor');
         const [s] = ctx.execute('AddV2', [a, a]);
