@@ -262,8 +262,15 @@ export class EagerContext {
 
   /** @internal model.json (bytes or text) and the weights of a load, fetched or from memory. */
   async _loadSource(source, fetchFn, progress, signal) {
-    if (typeof source === 'string' || source instanceof URL) {
-      const url = resolveUrl(source);
+    let href = null;
+    try {
+      if (typeof source === 'string') href = source;
+      else if (source instanceof URL) href = String(source.href);
+    } catch (e) {
+      throw invalid(`the model URL could not be read: ${messageOf(e)}`, e);
+    }
+    if (href !== null) {
+      const url = resolveUrl(href); // a fresh URL: nothing of the caller's object is read again
       progress(0);
       const modelJson = await fetchBytes(fetchFn, url, null, signal, 'model.json'); // UTF-8 bytes, passed to wasm as they are
       const paths = callWasm(() => weightPaths(utf8(modelJson)));

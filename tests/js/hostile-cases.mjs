@@ -571,6 +571,10 @@ export function hostileCases(api) {
       name: 'a custom fetch returning null or a non-Response: Unavailable',
       repeat: 20,
       async run(ctx) {
+        const badUrl = new Proxy(new URL('http://127.0.0.1:9/m.json'), { get: () => { throw new Error('href'); } });
+        await rejectsCode(ctx.loadGraphModel(badUrl), 'InvalidArgument', 'a URL proxy whose href throws');
+        await rejectsCode(ctx.loadGraphModel({ get modelJson() { throw new Error('getter'); } }), 'InvalidArgument', 'a source getter');
+        await rejectsCode(ctx.loadGraphModel({ modelJson: tinyModelJson }, { get onProgress() { throw new Error('opt'); } }), 'InvalidArgument', 'an options getter');
         for (const value of [null, 42, {}, new Proxy({}, { get: () => { throw new Error('get'); } })]) {
           await rejectsCode(ctx.loadGraphModel('http://127.0.0.1:9/model.json', { fetch: async () => value }), 'Unavailable', `fetch -> ${typeof value}`);
         }
