@@ -3,31 +3,117 @@
 import { WasmContext, scopeBegin, scopeEnd, weightPaths } from './eager_wasm.js';
 import { EagerError, callWasm, toEagerError } from './errors.js';
 import { concat, fetchBytes, inMemoryWeights, resolveUrl, utf8 } from './fetch.js';
-import { ioFor, readOutputs } from './io.js';
+import { ioFor, ioWrites, readOutputs } from './io.js';
 import { GraphModel, LayersModel } from './model.js';
 import { cachedModelJsonText, loadFromText } from './model-text.js';
 import { makeOps, opIdOf } from './ops.js';
 import { ensureInit } from './runtime.js';
-import { Tensor, dtypeOfTyped, flatten, toTyped } from './tensor.js';
+import { plainCopy, invalid, messageOf } from './snapshot.js';
+import { Tensor, handleOf, tensorValues } from './tensor.js';
 
-function collectTensors(v, out, depth) {
-  if (v instanceof Tensor) out.push(v);
-  else if (depth > 8 || v === null || typeof v !== 'object') return;
-  else if (Array.isArray(v)) for (const x of v) collectTensors(x, out, depth + 1);
-  else if (v instanceof Map) for (const x of v.values()) collectTensors(x, out, depth + 1);
-  else if (Object.getPrototypeOf(v) === Object.prototype) {
-    for (const k in v) collectTensors(v[k], out, depth + 1);
+const NONE = [];
+/** Most inputs one op takes (a Proxy can claim any length). */
+const MAX_INPUTS = 1 << 24;
+const NO_TENSORS = () => undefined;
+
+/** Open tidy scopes (all contexts share one scope stack, as they share one tensor table). */
+let tidyDepth = 0;
+
+/**
+ * A stack overflow inside wasm would abort Rust with a borrow held (the context then stays busy):
+ * from this tidy depth on, tidy first checks in JS that the stack has room for a call into wasm,
+ * so that runaway recursion through tidy fails here, with an EagerError, instead.
+ */
+const DEEP_TIDY = 8;
+const STACK_PROBE_FRAMES = 2000;
+
+function probe(n) {
+  return n === 0 ? 0 : 1 + probe(n - 1);
+}
+
+function ensureStack() {
+  try {
+    probe(STACK_PROBE_FRAMES);
+  } catch (e) {
+    throw new EagerError('ResourceExhausted', `tidy() is nested ${tidyDepth} deep and the JS stack is nearly full`, {
+      cause: e,
+    });
   }
+}
+
+/** A Tensor's handle, for attrs that take a tensor (undefined for anything else). */
+const attrHandle = (v) => handleOf(v);
+
+/**
+ * Writes the handles of `inputs` (an array of Tensors) to the scratch buffer; returns how many.
+ * An array with getters or a Proxy may run caller code while being read: if that code used the
+ * buffer (ran an op), the call fails instead of reading handles it overwrote.
+ */
+export function writeHandles(inputs, op) {
+  if (inputs === undefined || inputs === null) return 0;
+  try {
+    if (!Array.isArray(inputs)) throw invalid(`the inputs of ${op} must be an array of Tensors`);
+    const n = inputs.length;
+    if (n > MAX_INPUTS) throw invalid(`${op} was given ${n} inputs (at most ${MAX_INPUTS})`);
+    const v = ioFor(n);
+    const writes = ioWrites;
+    for (let i = 0; i < n; i++) {
+      const h = handleOf(inputs[i]);
+      if (h === undefined) throw invalid(`input ${i} of ${op} is not a Tensor`);
+      v[i] = h;
+    }
+    if (ioWrites !== writes) throw invalid(`the inputs of ${op} ran an op while being read`);
+    return n;
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`the inputs of ${op} could not be read: ${messageOf(e)}`, e);
+  }
+}
+
+/**
+ * The tensors `result` holds, at any depth: in arrays, plain objects (prototype Object.prototype
+ * or null), Maps and Sets, each object visited once. Class instances and other objects are not
+ * searched. Reading the result (a getter, a Proxy) runs here; a failure is an EagerError.
+ */
+function keptTensors(result) {
+  const out = [];
+  const seen = new Set();
+  const stack = [result];
+  try {
+    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+      throw invalid('tidy() callback must be synchronous (it returned a Promise)');
+    }
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (v === null || typeof v !== 'object' || seen.has(v)) continue;
+      seen.add(v);
+      if (handleOf(v) !== undefined) {
+        out.push(v);
+      } else if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) stack.push(v[i]);
+      } else if (v instanceof Map || v instanceof Set) {
+        for (const x of v.values()) stack.push(x);
+      } else {
+        const proto = Object.getPrototypeOf(v);
+        if (proto === Object.prototype || proto === null) for (const k of Object.keys(v)) stack.push(v[k]);
+      }
+    }
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`tidy(): its result could not be read: ${messageOf(e)}`, e);
+  }
+  return out;
 }
 
 export class EagerContext {
   /**
-   * @param {object} [options] `{ cache: { maxEntries, maxBytes, exclude }, resourceNames, maxLoopIterations }`
+   * @param {object} [options] `{ cache: { maxEntries, maxBytes, exclude }, resourceNames }`
    */
   constructor(options) {
     ensureInit();
-    this._w = callWasm(() => new WasmContext(options));
+    const plain = plainCopy(options, 'EagerContext options', NO_TENSORS);
+    this._w = callWasm(() => new WasmContext(plain));
     this.ops = makeOps(this);
+    /** @internal loads under way: their AbortControllers, aborted by dispose() */
+    this._loads = new Set();
   }
 
   /** Numeric id of this context (appears in cross-context error messages). */
@@ -40,43 +126,23 @@ export class EagerContext {
   }
 
   /**
-   * A tensor from a typed array, nested arrays or a scalar. dtype: from the typed array
-   * (Float32Array -> float32, Int32Array -> int32, BigInt64Array -> int64, Uint8Array -> bool),
-   * from the values (numbers -> float32, booleans -> bool, bigints -> int64), or the 3rd argument.
+   * A tensor from a typed array, nested arrays (rows may be typed arrays) or a scalar. dtype: from
+   * the typed array as in TF.js (Float32/64Array -> float32, the integer arrays -> int32,
+   * BigInt64Array -> int64), from the values (numbers -> float32, booleans -> bool, bigints ->
+   * int64), or the 3rd argument. Values are converted exactly or refused (InvalidArgument).
    */
   tensor(values, shape, dtype) {
-    let flat = values;
-    let inferred;
-    if (ArrayBuffer.isView(values)) {
-      inferred = [values.length];
-      dtype ??= dtypeOfTyped(values);
-    } else if (Array.isArray(values)) {
-      [flat, inferred] = flatten(values);
-      dtype ??= typeof flat[0] === 'boolean' ? 'bool' : typeof flat[0] === 'bigint' ? 'int64' : 'float32';
-    } else if (typeof values === 'number' || typeof values === 'boolean' || typeof values === 'bigint') {
-      flat = [values];
-      inferred = [];
-      dtype ??= typeof values === 'boolean' ? 'bool' : typeof values === 'bigint' ? 'int64' : 'float32';
-    } else {
-      throw new EagerError(
-        'InvalidArgument',
-        `tensor values must be a typed array, nested arrays or a number, got ${values === null ? 'null' : typeof values}`,
-      );
-    }
-    const typed = toTyped(flat, dtype);
-    const dims = shape ?? inferred;
-    if (!Array.isArray(dims)) {
-      throw new EagerError('InvalidArgument', 'shape must be an array of integers');
-    }
+    const t = tensorValues(values, shape, dtype);
+    const dims = t.dims;
     const v = ioFor(dims.length);
     for (let i = 0; i < dims.length; i++) v[i] = dims[i];
     let handle;
     try {
-      handle = this._w.tensor(typed, dims.length);
+      handle = this._w.tensor(t.typed, dims.length);
     } catch (e) {
       throw toEagerError(e);
     }
-    return new Tensor(this, handle, dtype, dims.slice());
+    return new Tensor(this, handle, t.dtype, dims);
   }
 
   /**
@@ -87,51 +153,47 @@ export class EagerContext {
     return readOutputs(this, this._run(opIdOf(op), op, inputs, attrs));
   }
 
-  /** @internal runs op `id` (its name `op` for messages); returns the length of the output records. */
+  /**
+   * @internal runs op `id` (its name `op` for messages); returns the length of the output records.
+   * The hot path: inputs go to the scratch buffer as handles, attrs as a plain copy.
+   */
   _run(id, op, inputs, attrs) {
-    const n = inputs === undefined ? 0 : inputs.length;
-    const v = ioFor(n);
-    for (let i = 0; i < n; i++) {
-      const t = inputs[i];
-      if (!(t instanceof Tensor)) {
-        throw new EagerError('InvalidArgument', `input ${i} of ${op} is not a Tensor`);
-      }
-      v[i] = t.handle;
-    }
+    // Attrs first: their getters may run ops, which reuse the scratch buffer.
+    const plain = attrs === undefined || attrs === null ? null : plainCopy(attrs, `the attrs of ${op}`, attrHandle);
+    const n = writeHandles(inputs, op);
     try {
-      return attrs == null ? this._w.executeNoAttrs(id, n) : this._w.execute(id, n, attrs);
+      return plain === null ? this._w.executeNoAttrs(id, n) : this._w.execute(id, n, plain);
     } catch (e) {
       throw toEagerError(e);
     }
   }
 
   /**
-   * Runs `fn`, then disposes every tensor made inside it except those it returns (in a Tensor, an
-   * array or a plain object). Nested tidies pass kept tensors to the enclosing one.
+   * Runs `fn`, then disposes every tensor made inside it except those it returns: at any depth in
+   * arrays, plain or null-prototype objects, Maps and Sets (class instances are not searched).
+   * Nested tidies pass kept tensors to the enclosing one. Whatever throws, the scope is closed (a
+   * throw from `fn` disposes everything it made).
    */
   tidy(nameOrFn, maybeFn) {
     const fn = typeof nameOrFn === 'function' ? nameOrFn : maybeFn;
     if (typeof fn !== 'function') {
       throw new EagerError('InvalidArgument', 'tidy() needs a function');
     }
-    scopeBegin();
-    let result;
+    const depth = tidyDepth;
+    if (depth >= DEEP_TIDY) ensureStack();
+    scopeBegin(depth);
+    tidyDepth = depth + 1;
+    let keep = NONE;
     try {
-      result = fn();
-    } catch (e) {
-      scopeEnd(0);
-      throw e;
+      const result = fn();
+      keep = keptTensors(result);
+      return result;
+    } finally {
+      tidyDepth = depth;
+      const v = ioFor(keep.length);
+      for (let i = 0; i < keep.length; i++) v[i] = handleOf(keep[i]);
+      scopeEnd(keep.length, depth);
     }
-    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
-      scopeEnd(0);
-      throw new EagerError('InvalidArgument', 'tidy() callback must be synchronous (it returned a Promise)');
-    }
-    const keep = [];
-    collectTensors(result, keep, 0);
-    const v = ioFor(keep.length);
-    for (let i = 0; i < keep.length; i++) v[i] = keep[i].handle;
-    scopeEnd(keep.length);
-    return result;
   }
 
   /**
@@ -140,7 +202,7 @@ export class EagerContext {
    * buffer (shards concatenated), an array of buffers in manifest order, or `{ [path]: buffer }`.
    * `onProgress(fraction)` goes from 0 to 1 (fetching up to 0.9, restoring weights the rest).
    */
-  async loadGraphModel(source, options = {}) {
+  async loadGraphModel(source, options) {
     return this._loadModel(source, options, false);
   }
 
@@ -149,14 +211,14 @@ export class EagerContext {
    * `tensorflowjs_converter --input_format keras`, TF.js's `model.save()` or Teachable Machine
    * write it), from the same sources as `loadGraphModel`. The model has the same API.
    */
-  async loadLayersModel(source, options = {}) {
+  async loadLayersModel(source, options) {
     return this._loadModel(source, options, true);
   }
 
   /** @internal the fetching and loading shared by loadGraphModel and loadLayersModel */
   async _loadModel(source, options, layers) {
     ensureInit();
-    const onProgress = typeof options.onProgress === 'function' ? options.onProgress : null;
+    const { onProgress, fetchFn } = loadOptions(options);
     const progress = (f) => {
       if (onProgress !== null) {
         try {
@@ -166,49 +228,107 @@ export class EagerContext {
         }
       }
     };
-    let modelJson;
-    let weights;
-    if (typeof source === 'string' || source instanceof URL) {
-      const fetchFn = options.fetch ?? globalThis.fetch;
-      const url = resolveUrl(source);
+    // dispose() aborts the downloads of every load under way and makes the load reject.
+    const controller = new AbortController();
+    const load = { controller, restoring: false, disposeAfter: false };
+    this._loads.add(load);
+    try {
+      const { modelJson, weights } = await this._loadSource(source, fetchFn, progress, controller.signal, layers);
+      if (controller.signal.aborted || this.isDisposed) throw cancelled();
+      progress(0.9);
+      const onRestore =
+        onProgress === null ? undefined : (done, total) => progress(0.9 + (0.1 * done) / (total || 1));
+      load.restoring = true;
+      let w;
+      try {
+        w = callWasm(() => {
+          if (layers) return this._w.loadLayersModel(utf8(modelJson), weights, onRestore);
+          return typeof modelJson === 'string'
+            ? loadFromText(this._w, modelJson, weights, onRestore)
+            : this._w.loadModel(modelJson, weights, onRestore);
+        });
+      } finally {
+        load.restoring = false;
+      }
+      if (load.disposeAfter) {
+        // dispose() was called from onProgress while wasm held the context: do it now.
+        callWasm(() => w.dispose());
+        w.free();
+        this._loads.delete(load);
+        this.dispose();
+        throw cancelled();
+      }
+      let model;
+      try {
+        model = layers ? new LayersModel(this, w) : new GraphModel(this, w);
+      } catch (e) {
+        callWasm(() => w.dispose());
+        w.free();
+        throw e;
+      }
+      progress(1);
+      return model;
+    } catch (e) {
+      throw controller.signal.aborted && !(e instanceof EagerError && e.code === 'Cancelled') ? cancelled(e) : e;
+    } finally {
+      this._loads.delete(load);
+    }
+  }
+
+  /** @internal model.json (bytes or text) and the weights of a load, fetched or from memory. */
+  async _loadSource(source, fetchFn, progress, signal, layers) {
+    let href = null;
+    try {
+      if (typeof source === 'string') href = source;
+      else if (source instanceof URL) href = String(source.href);
+    } catch (e) {
+      throw invalid(`the model URL could not be read: ${messageOf(e)}`, e);
+    }
+    if (href !== null) {
+      const url = resolveUrl(href); // a fresh URL: nothing of the caller's object is read again
       progress(0);
-      modelJson = await fetchBytes(fetchFn, url, null); // UTF-8 bytes, passed to wasm as they are
+      const modelJson = await fetchBytes(fetchFn, url, null, signal, 'model.json'); // UTF-8 bytes, passed to wasm as they are
       const paths = callWasm(() => weightPaths(utf8(modelJson)));
       const fractions = new Array(paths.length).fill(0);
       const onShard = (i) => (f) => {
         fractions[i] = f;
         progress((0.9 * fractions.reduce((a, b) => a + b, 0)) / Math.max(paths.length, 1));
       };
-      const controller = typeof AbortController === 'function' ? new AbortController() : null;
-      let buffers;
+      const shards = new AbortController();
+      const stop = () => shards.abort();
+      signal.addEventListener('abort', stop);
       try {
-        buffers = await Promise.all(
-          paths.map((p, i) => fetchBytes(fetchFn, new URL(p, url), onShard(i), controller?.signal)),
+        const buffers = await Promise.all(
+          paths.map((p, i) => fetchBytes(fetchFn, new URL(p, url), onShard(i), shards.signal)),
         );
+        return { modelJson, weights: concat(buffers) };
       } catch (e) {
-        controller?.abort();
+        shards.abort(); // one shard failed: stop the others
         throw e;
+      } finally {
+        signal.removeEventListener('abort', stop);
       }
-      weights = concat(buffers);
-    } else if (source !== null && typeof source === 'object' && 'modelJson' in source) {
-      modelJson = typeof source.modelJson === 'string' ? source.modelJson : cachedModelJsonText(source.modelJson);
-      weights = inMemoryWeights(modelJson, source.weights);
-    } else {
-      throw new EagerError(
-        'InvalidArgument',
-        `${layers ? 'loadLayersModel' : 'loadGraphModel'}() takes the URL of a model.json or { modelJson, weights }`,
-      );
     }
-    progress(0.9);
-    const onRestore = onProgress === null ? undefined : (done, total) => progress(0.9 + (0.1 * done) / (total || 1));
-    const w = callWasm(() => {
-      if (layers) return this._w.loadLayersModel(utf8(modelJson), weights, onRestore);
-      return typeof modelJson === 'string'
-        ? loadFromText(this._w, modelJson, weights, onRestore)
-        : this._w.loadModel(modelJson, weights, onRestore);
-    });
-    progress(1);
-    return layers ? new LayersModel(this, w) : new GraphModel(this, w);
+    let json;
+    let weightSource;
+    try {
+      if (source === null || typeof source !== 'object' || !('modelJson' in source)) {
+        throw invalid(`${layers ? 'loadLayersModel' : 'loadGraphModel'}() takes the URL of a model.json or { modelJson, weights }`);
+      }
+      json = source.modelJson;
+      weightSource = source.weights;
+    } catch (e) {
+      throw e instanceof EagerError ? e : invalid(`the model source could not be read: ${messageOf(e)}`, e);
+    }
+    let modelJson = json;
+    if (typeof json !== 'string') {
+      try {
+        modelJson = cachedModelJsonText(json);
+      } catch (e) {
+        throw invalid(`modelJson could not be serialized: ${messageOf(e)}`, e);
+      }
+    }
+    return { modelJson, weights: inMemoryWeights(modelJson, weightSource) };
   }
 
   /** `{ entries, bytes, hits, misses, evictions, bypassed, byOp: { [op]: {...} }, warnings }` */
@@ -226,12 +346,17 @@ export class EagerContext {
    *    resourceBytes, cacheEntries, cacheBytes }`
    */
   memory() {
+    // Scopes at or below the current tidy depth are left over (a tidy that could not close its
+    // scope): close them before reporting. And give back an oversized scratch buffer.
+    scopeEnd(0, tidyDepth);
+    ioFor(0);
     return callWasm(() => this._w.memory());
   }
 
   /** Changes the given cache options (others keep their values); applies at once. */
   setCacheOptions(options) {
-    callWasm(() => this._w.setCacheOptions(options));
+    const plain = plainCopy(options, 'cache options', NO_TENSORS);
+    callWasm(() => this._w.setCacheOptions(plain));
   }
 
   /** Drops every cached kernel (statistics are kept). */
@@ -244,9 +369,67 @@ export class EagerContext {
     callWasm(() => this._w.resetCache());
   }
 
-  /** Releases everything the context owns: models, tensors, cached kernels, resources. Idempotent. */
+  /**
+   * Releases everything the context owns: models, tensors, cached kernels, resources. Idempotent.
+   * Loads under way are aborted (their downloads too) and reject with EagerError('Cancelled').
+   */
   dispose() {
-    callWasm(() => this._w.dispose());
+    let deferred = false;
+    for (const load of this._loads) {
+      load.controller.abort();
+      if (load.restoring) {
+        load.disposeAfter = true;
+        deferred = true;
+      }
+    }
+    // Called from onProgress while wasm restores weights: the load disposes the context after.
+    if (deferred) return;
+    const w = this._w;
+    if (w instanceof DisposedContext) return;
+    callWasm(() => w.dispose());
+    // Give the wasm-side object back now (not when the wrapper is collected), so that heap in use
+    // returns to where it was before the context was made.
+    this._w = new DisposedContext(w.id);
+    w.free();
   }
+}
+
+/** What a disposed context's calls reach: each fails as the runtime's own disposed context does. */
+class DisposedContext {
+  constructor(id) {
+    this.id = id;
+    this.isDisposed = true;
+  }
+
+  dispose() {}
+}
+for (const m of ['execute', 'executeNoAttrs', 'tensor', 'memory', 'cacheStats', 'cacheOptions', 'setCacheOptions', 'clearCache', 'resetCache', 'loadModel', 'loadModelStaged']) {
+  DisposedContext.prototype[m] = () => {
+    throw new EagerError('FailedPrecondition', 'this EagerContext has been disposed; create a new one');
+  };
+}
+
+/** `loadGraphModel()` options, read once. */
+function loadOptions(options) {
+  if (options === undefined || options === null) return { onProgress: null, fetchFn: globalThis.fetch };
+  try {
+    if (typeof options !== 'object') throw invalid('loadGraphModel() options must be an object');
+    const onProgress = options.onProgress;
+    const fetchFn = options.fetch;
+    return {
+      onProgress: typeof onProgress === 'function' ? onProgress : null,
+      fetchFn: fetchFn === undefined || fetchFn === null ? globalThis.fetch : fetchFn,
+    };
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`loadGraphModel() options could not be read: ${messageOf(e)}`, e);
+  }
+}
+
+function cancelled(cause) {
+  return new EagerError(
+    'Cancelled',
+    'the load was cancelled: its EagerContext was disposed',
+    cause === undefined ? undefined : { cause },
+  );
 }
 

@@ -3,6 +3,7 @@
 import { weightPaths } from './eager_wasm.js';
 import { EagerError, callWasm } from './errors.js';
 import { isNode } from './runtime.js';
+import { bytesOf, invalid, isBufferLike, messageOf } from './snapshot.js';
 
 export function resolveUrl(source) {
   if (source instanceof URL) return source;
@@ -19,15 +20,21 @@ export function resolveUrl(source) {
   throw new EagerError('InvalidArgument', `cannot resolve the model URL '${source}'`);
 }
 
-export async function fetchBytes(fetchFn, url, onProgress, signal) {
+/**
+ * The bytes at `url`. `what` is 'model.json' or 'shard': errors name the URL, the HTTP status and
+ * the content type, and say when HTML came back (a dev server answering a missing file with its
+ * index.html).
+ */
+export async function fetchBytes(fetchFn, url, onProgress, signal, what = 'shard') {
   if (url.protocol === 'file:' && isNode && fetchFn === globalThis.fetch) {
     const fsName = 'node:fs/promises';
     const { readFile } = await import(/* @vite-ignore */ fsName);
     try {
-      const b = await readFile(url);
+      const b = await readFile(url, { signal });
       onProgress?.(1);
       return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     } catch (e) {
+      if (signal.aborted) throw e;
       throw new EagerError(e.code === 'ENOENT' ? 'NotFound' : 'Unavailable', `cannot read ${url.href}: ${e.message}`);
     }
   }
@@ -36,57 +43,89 @@ export async function fetchBytes(fetchFn, url, onProgress, signal) {
   }
   let res;
   try {
-    res = await fetchFn(url.href, signal ? { signal } : undefined);
+    res = await fetchFn(url.href, { signal });
   } catch (e) {
-    throw new EagerError('Unavailable', `could not fetch ${url.href}: ${e?.message ?? e}`, { cause: e });
+    throw new EagerError('Unavailable', `could not fetch ${url.href}: ${messageOf(e)}`, { cause: e });
   }
-  if (!res.ok) {
-    const code = res.status === 404 || res.status === 410 ? 'NotFound' : 'Unavailable';
-    throw new EagerError(code, `fetching ${url.href} failed: HTTP ${res.status} ${res.statusText ?? ''}`.trim());
+  // A custom fetch may return anything: every read of the response is checked.
+  let ok, status, statusText, expected, encoded, body, contentType;
+  try {
+    if (res === null || typeof res !== 'object') throw new TypeError(`got ${res === null ? 'null' : typeof res}`);
+    ({ ok, status, statusText } = res);
+    contentType = res.headers?.get?.('content-type') ?? null;
+    expected = Number(res.headers?.get?.('content-length') ?? NaN);
+    // Content-Encoding makes the header count compressed bytes; only compare when there is none.
+    encoded = res.headers?.get?.('content-encoding');
+    body = res.body;
+  } catch (e) {
+    throw new EagerError('Unavailable', `fetch(${url.href}) did not return a Response: ${messageOf(e)}`, { cause: e });
   }
-  const expected = Number(res.headers?.get?.('content-length') ?? NaN);
+  const served = `HTTP ${status}${statusText ? ` ${statusText}` : ''}, content-type ${contentType ?? 'none'}`;
+  if (!ok) {
+    const code = status === 404 || status === 410 ? 'NotFound' : 'Unavailable';
+    throw new EagerError(code, `fetching the ${what} ${url.href} failed: ${served}`);
+  }
+  const html = typeof contentType === 'string' && /html/i.test(contentType);
+  if (html) throw looksLikeHtml(what, url, served);
   const known = Number.isFinite(expected) && expected > 0;
   let bytes;
   try {
-    if (res.body && typeof res.body.getReader === 'function') {
-      const reader = res.body.getReader();
+    if (body && typeof body.getReader === 'function') {
+      const reader = body.getReader();
       const chunks = [];
       let got = 0;
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        chunks.push(value);
-        got += value.byteLength;
+        const chunk = bytesOf(value, 'a chunk of the response');
+        if (chunk === null) throw new TypeError('the response body gave a chunk that is not bytes');
+        chunks.push(chunk);
+        got += chunk.byteLength;
         if (known) onProgress?.(Math.min(got / expected, 1));
       }
       bytes = concat(chunks);
     } else {
-      bytes = new Uint8Array(await res.arrayBuffer());
+      bytes = bytesOf(await res.arrayBuffer(), 'the response body');
+      if (bytes === null) throw new TypeError('arrayBuffer() did not give an ArrayBuffer');
     }
   } catch (e) {
-    throw new EagerError('Unavailable', `the download of ${url.href} was interrupted: ${e?.message ?? e}`, {
+    if (signal.aborted) throw e;
+    throw new EagerError('Unavailable', `the download of ${url.href} was interrupted: ${messageOf(e)}`, {
       cause: e,
     });
   }
-  // Content-Encoding makes the header count compressed bytes; only compare when there is none.
-  const encoded = res.headers?.get?.('content-encoding');
   if (known && !encoded && bytes.byteLength !== expected) {
     throw new EagerError(
       'InvalidArgument',
       `${url.href} is truncated: ${bytes.byteLength} of ${expected} bytes received`,
     );
   }
+  // Without a content type to go by, a model.json that starts with '<' is HTML too.
+  if (what === 'model.json' && firstNonSpace(bytes) === 0x3c) throw looksLikeHtml(what, url, served);
   onProgress?.(1);
   return bytes;
 }
 
-function asBytes(b, what) {
-  if (b instanceof Uint8Array) return b;
-  if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && b instanceof SharedArrayBuffer)) {
-    return new Uint8Array(b);
+function looksLikeHtml(what, url, served) {
+  return new EagerError(
+    'NotFound',
+    `the ${what} ${url.href} looks like HTML, not ${what === 'model.json' ? 'a TF.js model.json' : 'weights'} ` +
+      `(${served}): is the URL right? Dev servers answer a missing file with their index.html`,
+  );
+}
+
+function firstNonSpace(bytes) {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0xef && b !== 0xbb && b !== 0xbf) return b;
   }
-  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-  throw new EagerError('InvalidArgument', `${what} must be an ArrayBuffer or a typed array`);
+  return -1;
+}
+
+function asBytes(b, what) {
+  const bytes = bytesOf(b, what);
+  if (bytes === null) throw invalid(`${what} must be an ArrayBuffer, a SharedArrayBuffer or a typed array`);
+  return bytes;
 }
 
 /** UTF-8 bytes of a string (native TextEncoder: no JS loop over the characters). */
@@ -97,18 +136,29 @@ export function utf8(s) {
 
 export function inMemoryWeights(modelJson, weights) {
   if (weights === undefined || weights === null) return new Uint8Array(0);
-  if (Array.isArray(weights)) return concat(weights.map((w, i) => asBytes(w, `weights[${i}]`)));
-  if (weights instanceof ArrayBuffer || ArrayBuffer.isView(weights)) return asBytes(weights, 'weights');
-  if (typeof weights === 'object') {
-    const paths = callWasm(() => weightPaths(utf8(modelJson)));
-    return concat(
-      paths.map((p) => {
-        if (!(p in weights)) throw new EagerError('NotFound', `weights for shard '${p}' are missing`);
-        return asBytes(weights[p], `weights['${p}']`);
-      }),
-    );
+  if (isBufferLike(weights)) return asBytes(weights, 'weights');
+  try {
+    if (Array.isArray(weights)) {
+      const n = weights.length;
+      const parts = new Array(n);
+      for (let i = 0; i < n; i++) parts[i] = asBytes(weights[i], `weights[${i}]`);
+      return concat(parts);
+    }
+    if (typeof weights === 'object') {
+      const paths = callWasm(() => weightPaths(utf8(modelJson)));
+      return concat(
+        paths.map((p) => {
+          if (!(p in weights)) {
+            throw new EagerError('NotFound', `weights for shard '${p}' are missing`);
+          }
+          return asBytes(weights[p], `weights['${p}']`);
+        }),
+      );
+    }
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`the weights could not be read: ${messageOf(e)}`, e);
   }
-  throw new EagerError('InvalidArgument', 'weights must be a buffer, an array of buffers or { [path]: buffer }');
+  throw invalid('weights must be a buffer, an array of buffers or { [path]: buffer }');
 }
 
 export function concat(parts) {

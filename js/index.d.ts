@@ -11,6 +11,7 @@ export type StatusCode =
   | 'OutOfRange'
   | 'Internal'
   | 'Aborted'
+  | 'Cancelled'
   | 'Unavailable';
 
 /** Every failure of eager-wasm is thrown as an EagerError. */
@@ -20,7 +21,7 @@ export class EagerError extends Error {
   readonly code: StatusCode;
 }
 
-/** 'uint8': from a Uint8ClampedArray, or a Uint8Array with dtype 'uint8' (a Uint8Array alone is bool). */
+/** 'uint8' only when asked for (from a Uint8Array or Uint8ClampedArray); integer typed arrays alone make int32, as in TF.js. */
 export type DType = 'float32' | 'int32' | 'int64' | 'bool' | 'uint8';
 /** dtype of a tensor: a variable handle made by VarHandleOp has dtype 'resource'. */
 export type TensorDType = DType | 'resource';
@@ -91,7 +92,9 @@ export class Tensor {
   /**
    * Copies the values into the start of `target` without allocating and returns `target`. It must
    * be the dtype's array type (Float32Array, Int32Array, BigInt64Array for int64, Uint8Array for
-   * bool) and hold at least `size` elements; otherwise EagerError('InvalidArgument').
+   * bool) and hold at least `size` elements; otherwise EagerError('InvalidArgument'). A real typed
+   * array is required (a Proxy or look-alike is refused; a subclass's overrides are not used), and
+   * a detached one is refused.
    */
   readInto<T extends Float32Array | Int32Array | BigInt64Array | Uint8Array>(target: T): T;
   /** Values as nested arrays (bigint for int64, boolean for bool). */
@@ -230,7 +233,8 @@ export class GraphModel {
   readonly isDisposed: boolean;
   /**
    * x: a Tensor (single-input models), Tensors in `inputs` order, or `{ [name or 'x:0']: Tensor }`.
-   * One output: a Tensor; several: `{ [output name]: Tensor }`.
+   * One output: a Tensor; several: `{ [output name]: Tensor }`, an object without prototype (so an
+   * output named `__proto__` or `constructor` is an ordinary key).
    */
   predict(x: Tensor | Tensor[] | { [name: string]: Tensor }): Tensor | { [name: string]: Tensor };
   /**
@@ -259,9 +263,10 @@ export class LayersModel extends GraphModel {}
 /** Weights held in memory: one buffer (shards concatenated), one per shard, or by shard path. */
 export type WeightsSource =
   | ArrayBuffer
+  | SharedArrayBuffer
   | ArrayBufferView
-  | Array<ArrayBuffer | ArrayBufferView>
-  | { [path: string]: ArrayBuffer | ArrayBufferView };
+  | Array<ArrayBuffer | SharedArrayBuffer | ArrayBufferView>
+  | { [path: string]: ArrayBuffer | SharedArrayBuffer | ArrayBufferView };
 
 export interface LoadOptions {
   /** Progress from 0 to 1: fetching up to 0.9, restoring weights the rest. */
@@ -324,13 +329,24 @@ export class EagerContext {
   readonly id: number;
   readonly isDisposed: boolean;
   readonly ops: Ops;
-  /** dtype from the typed array / values, or `dtype`; shape inferred from nesting unless given. */
+  /**
+   * dtype as TF.js infers it (Float32Array/Float64Array -> float32; Int8/16/32, Uint8/16/32 and
+   * Uint8ClampedArray -> int32; BigInt64Array/BigUint64Array -> int64; numbers -> float32,
+   * booleans -> bool, bigints -> int64) unless `dtype` is given; shape inferred from nesting (rows
+   * may be typed arrays) unless given. Every value is converted exactly or the call throws
+   * EagerError('InvalidArgument'): strings, mixed types, out-of-range integers, ragged rows.
+   */
   tensor(values: TensorLike, shape?: number[], dtype?: DType): Tensor;
   /** Runs a registered op by TF name with TF attr names; type attrs are inferred from inputs. */
   execute(op: string, inputs?: Tensor[], attrs?: Attrs): Tensor[];
-  /** Disposes every tensor made inside `fn` except those it returns. */
+  /**
+   * Disposes every tensor made inside `fn` except those it returns, at any depth in arrays, plain or
+   * null-prototype objects, Maps and Sets (class instances are not searched). The scope is closed
+   * whatever throws; a result that cannot be read is EagerError('InvalidArgument').
+   */
   tidy<T>(fn: () => T): T;
   tidy<T>(name: string, fn: () => T): T;
+  /** Rejects with EagerError('Cancelled') if the context is disposed while loading. */
   loadGraphModel(
     source: string | URL | { modelJson: string | object; weights?: WeightsSource },
     options?: LoadOptions,
@@ -353,7 +369,10 @@ export class EagerContext {
   clearCache(): void;
   /** Drops every cached kernel and zeroes the statistics. */
   resetCache(): void;
-  /** Releases models, tensors, kernels and resources of the context. Idempotent. */
+  /**
+   * Releases models, tensors, kernels and resources of the context. Idempotent. Loads under way are
+   * aborted (downloads too) and reject with EagerError('Cancelled').
+   */
   dispose(): void;
 }
 

@@ -2,17 +2,40 @@
 // output records cross the boundary (no strings, no wasm-bindgen objects on the execute path).
 
 import { ioLength, ioReserve } from './eager_wasm.js';
+import { callWasm } from './errors.js';
 import { wasmMemory } from './runtime.js';
 import { DTYPES, Tensor } from './tensor.js';
 
 const EMPTY_IO = new Float64Array(0);
 let io = EMPTY_IO;
 
-/** A view of the scratch buffer with room for `n` f64s, rebuilt after memory growth. */
+/**
+ * Counts ioFor() calls: a caller that reads caller-controlled values after taking the buffer checks
+ * it is unchanged, to know no getter ran an op that overwrote the buffer meanwhile.
+ */
+export let ioWrites = 0;
+
+/** The scratch buffer's usual length (as in Rust): a call that needed more gives it back after. */
+const IO_KEEP = 256;
+
+/**
+ * A view of the scratch buffer with room for `n` f64s to write, rebuilt after memory growth; a
+ * buffer left oversized by an earlier call is shrunk back first.
+ */
 export function ioFor(n) {
+  ioWrites++;
   // A view over a buffer detached by memory.grow() has length 0.
+  if (io.length < n || io.length === 0 || (io.length > IO_KEEP && n <= IO_KEEP)) {
+    const ptr = callWasm(() => ioReserve(n, true));
+    io = new Float64Array(wasmMemory().buffer, ptr, ioLength());
+  }
+  return io;
+}
+
+/** A view of the scratch buffer holding `n` f64s written by wasm (never shrunk: they are read). */
+function ioRead(n) {
   if (io.length < n || io.length === 0) {
-    const ptr = ioReserve(n);
+    const ptr = callWasm(() => ioReserve(n, false));
     io = new Float64Array(wasmMemory().buffer, ptr, ioLength());
   }
   return io;
@@ -20,7 +43,7 @@ export function ioFor(n) {
 
 /** Parses output records `[handle, dtype, rank, dims...]` written by execute/predict. */
 export function readOutputs(ctx, len) {
-  const v = ioFor(len);
+  const v = ioRead(len);
   const out = [];
   for (let p = 0; p < len; p += 3 + v[p + 2]) out.push(tensorAt(ctx, v, p));
   return out;
@@ -28,7 +51,7 @@ export function readOutputs(ctx, len) {
 
 /** The only output of a single-output op (`readOutputs(ctx, len)[0]` without the array). */
 export function readFirst(ctx, len) {
-  const v = ioFor(len);
+  const v = ioRead(len);
   return len === 3 + v[2] ? tensorAt(ctx, v, 0) : readOutputs(ctx, len)[0];
 }
 

@@ -2,7 +2,8 @@
 
 import { EagerError, callWasm } from './errors.js';
 import { ioFor, readOutputs } from './io.js';
-import { Tensor } from './tensor.js';
+import { invalid, messageOf } from './snapshot.js';
+import { handleOf } from './tensor.js';
 
 export class GraphModel {
   /** @internal use ctx.loadGraphModel() */
@@ -14,6 +15,12 @@ export class GraphModel {
     /** `[{ name, tensorName, dtype, shape }]` */
     this.inputs = info.inputs;
     this.outputs = info.outputs;
+    // Private copies: predict() does not depend on what a caller does to the public arrays.
+    this._inputNames = info.inputs.map((i) => i.name);
+    this._outputNames = info.outputs.map((o, i) => o.name ?? `output_${i}`);
+    if (new Set(this._outputNames).size !== this._outputNames.length) {
+      throw invalid(`the model's outputs have duplicate names (${this._outputNames.join(', ')})`);
+    }
   }
 
   get isDisposed() {
@@ -29,10 +36,10 @@ export class GraphModel {
     const len = callWasm(() => this._w.predict(names));
     const out = readOutputs(this.context, len);
     if (out.length === 1) return out[0];
-    const named = {};
-    out.forEach((t, i) => {
-      named[this.outputs[i]?.name ?? `output_${i}`] = t;
-    });
+    // No prototype: an output named like an Object.prototype member ('__proto__', 'constructor')
+    // is an ordinary key.
+    const named = Object.create(null);
+    for (let i = 0; i < out.length; i++) named[this._outputNames[i] ?? `output_${i}`] = out[i];
     return named;
   }
 
@@ -61,9 +68,14 @@ export class GraphModel {
 
 function executeModel(model, inputs, outputs, what) {
   const single = typeof outputs === 'string';
-  const wanted = outputs == null ? model.outputs.map((o) => o.name) : single ? [outputs] : outputs;
-  if (!Array.isArray(wanted) || wanted.some((o) => typeof o !== 'string')) {
-    throw new EagerError('InvalidArgument', `${what}() outputs must be a string or an array of strings`);
+  let wanted;
+  try {
+    wanted = outputs == null ? model._outputNames.slice() : single ? [outputs] : Array.from(outputs);
+  } catch (e) {
+    throw invalid(`the ${what}() output names could not be read: ${messageOf(e)}`, e);
+  }
+  if (wanted.some((o) => typeof o !== 'string')) {
+    throw invalid(`${what}() outputs must be a string or an array of strings`);
   }
   const names = stageFeeds(model, inputs, what);
   const len = callWasm(() => model._w.execute(names, wanted));
@@ -71,37 +83,42 @@ function executeModel(model, inputs, outputs, what) {
   return single || (outputs == null && out.length === 1) ? out[0] : out;
 }
 
-/** Checks predict/execute inputs and puts their handles in io; returns the feed names. */
+/**
+ * Reads predict/execute inputs completely (a throwing getter or Proxy fails the call with an
+ * EagerError) and puts their handles in io; returns the feed names. From then on no caller code
+ * runs until wasm returns.
+ */
 function stageFeeds(model, x, what) {
   if (model._disposed) {
     throw new EagerError('FailedPrecondition', 'this model has been disposed; load it again');
   }
+  const inputNames = model._inputNames;
   let names;
   let tensors;
-  if (x instanceof Tensor) {
-    names = [model.inputs.length > 0 ? model.inputs[0].name : 'input'];
-    tensors = [x];
-  } else if (Array.isArray(x)) {
-    if (x.length !== model.inputs.length) {
-      throw new EagerError(
-        'InvalidArgument',
-        `the model has ${model.inputs.length} input(s) (${model.inputs.map((i) => i.name).join(', ')}), got ${x.length}`,
-      );
+  try {
+    if (handleOf(x) !== undefined) {
+      names = [inputNames.length > 0 ? inputNames[0] : 'input'];
+      tensors = [x];
+    } else if (Array.isArray(x)) {
+      if (x.length !== inputNames.length) {
+        throw invalid(`the model has ${inputNames.length} input(s) (${inputNames.join(', ')}), got ${x.length}`);
+      }
+      names = inputNames.slice();
+      tensors = Array.from({ length: x.length }, (_, i) => x[i]);
+    } else if (x !== null && typeof x === 'object') {
+      names = Object.keys(x);
+      tensors = names.map((k) => x[k]);
+    } else {
+      throw invalid(`${what}() takes a Tensor, an array of Tensors or { [name]: Tensor }`);
     }
-    names = model.inputs.map((i) => i.name);
-    tensors = x;
-  } else if (x !== null && typeof x === 'object') {
-    names = Object.keys(x);
-    tensors = names.map((k) => x[k]);
-  } else {
-    throw new EagerError('InvalidArgument', `${what}() takes a Tensor, an array of Tensors or { [name]: Tensor }`);
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`the ${what}() inputs could not be read: ${messageOf(e)}`, e);
   }
   const v = ioFor(tensors.length);
   for (let i = 0; i < tensors.length; i++) {
-    if (!(tensors[i] instanceof Tensor)) {
-      throw new EagerError('InvalidArgument', `${what} input '${names[i]}' is not a Tensor`);
-    }
-    v[i] = tensors[i].handle;
+    const h = handleOf(tensors[i]);
+    if (h === undefined) throw invalid(`${what} input '${names[i]}' is not a Tensor`);
+    v[i] = h;
   }
   return names;
 }

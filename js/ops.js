@@ -3,6 +3,8 @@
 import { opId } from './eager_wasm.js';
 import { EagerError, callWasm } from './errors.js';
 import { readFirst } from './io.js';
+import { invalid, messageOf } from './snapshot.js';
+import { handleOf } from './tensor.js';
 
 const opIds = new Map();
 
@@ -21,6 +23,27 @@ function resolveOp(op) {
   return id;
 }
 
+/** An Int32Array of `values` (an array of integers) for a helper's shape/axes/perm input. */
+function ints(values, op) {
+  try {
+    return Int32Array.from(values, (x) => {
+      if (typeof x !== 'number' || (x | 0) !== x) throw invalid(`${op}: expected int32 integers, got ${typeof x === 'number' ? x : typeof x}`);
+      return x;
+    });
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`${op}: expected an array of integers: ${messageOf(e)}`, e);
+  }
+}
+
+/** A helper's attrs from its options object; a failed read (getter, Proxy) is InvalidArgument. */
+function options(op, read) {
+  try {
+    return read();
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`${op}: the options could not be read: ${messageOf(e)}`, e);
+  }
+}
+
 function pair(v, name) {
   if (v === undefined) return undefined;
   if (typeof v === 'number') return [1, v, v, 1];
@@ -35,7 +58,7 @@ export function makeOps(ctx) {
   const unary = (op) => (x) => one(op, [x]);
   const binary = (op) => (a, b) => one(op, [a, b]);
   const withIntTensor = (op, x, values) => {
-    const t = ctx.tensor(Int32Array.from(values), [values.length]);
+    const t = ctx.tensor(ints(values, op), undefined, 'int32');
     try {
       return one(op, [x, t]);
     } finally {
@@ -43,20 +66,28 @@ export function makeOps(ctx) {
     }
   };
   const conv = (op) => (x, filter, o = {}) =>
-    one(op, [x, filter], {
-      strides: pair(o.strides ?? 1, 'strides'),
-      padding: o.padding ?? 'VALID',
-      dilations: pair(o.dilations, 'dilations'),
-      explicit_paddings: o.explicitPaddings,
-      data_format: o.dataFormat,
-    });
+    one(
+      op,
+      [x, filter],
+      options(op, () => ({
+        strides: pair(o.strides ?? 1, 'strides'),
+        padding: o.padding ?? 'VALID',
+        dilations: pair(o.dilations, 'dilations'),
+        explicit_paddings: o.explicitPaddings,
+        data_format: o.dataFormat,
+      })),
+    );
   const pool = (op) => (x, o = {}) =>
-    one(op, [x], {
-      ksize: pair(o.filterSize ?? o.ksize ?? 2, 'filterSize'),
-      strides: pair(o.strides ?? o.filterSize ?? 2, 'strides'),
-      padding: o.padding ?? 'VALID',
-      data_format: o.dataFormat,
-    });
+    one(
+      op,
+      [x],
+      options(op, () => ({
+        ksize: pair(o.filterSize ?? o.ksize ?? 2, 'filterSize'),
+        strides: pair(o.strides ?? o.filterSize ?? 2, 'strides'),
+        padding: o.padding ?? 'VALID',
+        data_format: o.dataFormat,
+      })),
+    );
   return {
     matMul: (a, b, o = {}) => one('MatMul', [a, b], { transpose_a: o.transposeA, transpose_b: o.transposeB }),
     conv2d: conv('Conv2D'),
@@ -85,9 +116,10 @@ export function makeOps(ctx) {
     leakyRelu: (x, alpha = 0.2) => one('LeakyRelu', [x], { alpha }),
     cast: (x, dtype) => one('Cast', [x], { DstT: dtype }),
     reshape: (x, shape) => withIntTensor('Reshape', x, shape),
-    transpose: (x, perm) => withIntTensor('Transpose', x, perm ?? [...x.shape.keys()].reverse()),
+    transpose: (x, perm) =>
+      withIntTensor('Transpose', x, perm ?? (handleOf(x) === undefined ? [] : [...x.shape.keys()].reverse())),
     sum: (x, axes, keepDims = false) => {
-      const t = ctx.tensor(Int32Array.from(axes), [axes.length]);
+      const t = ctx.tensor(ints(axes, 'Sum'), undefined, 'int32');
       try {
         return one('Sum', [x, t], { keep_dims: keepDims });
       } finally {

@@ -3,8 +3,9 @@
 
 import { tensorData, tensorDispose, tensorIsLive, tensorReadInto } from './eager_wasm.js';
 import { EagerError, toEagerError } from './errors.js';
+import { MAX_RANK, describe, dimsOf, freshView, invalid, messageOf, typedArrayKind } from './snapshot.js';
 
-export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource'];
+export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8'];
 
 
 // Backup release for tensors that are garbage-collected without dispose(). Stale handles (already
@@ -37,7 +38,7 @@ function flushPending() {
   pending = [];
   for (let i = 0; i < list.length; i++) {
     const t = list[i];
-    if (!t._released) tensorRegistry.register(t, t.handle);
+    if (!t._released) tensorRegistry.register(t, handleOf(t));
   }
 }
 
@@ -51,17 +52,33 @@ function track(t) {
   }
 }
 
+/**
+ * The handle of a Tensor made by this module, else undefined: a brand check (a private field) that
+ * no Proxy, look-alike object or subclass getter passes, and that runs no caller code.
+ */
+export let handleOf;
+
 export class Tensor {
+  #handle;
+
+  static {
+    handleOf = (t) => (t !== null && typeof t === 'object' && #handle in t ? t.#handle : undefined);
+  }
+
   /** @internal use ctx.tensor() or ctx.execute() */
   constructor(ctx, handle, dtype, shape) {
     this.context = ctx;
-    /** @internal */
-    this.handle = handle;
+    this.#handle = handle;
     this.dtype = dtype;
     this.shape = shape;
     /** @internal set by dispose() (a hint for deferred registration; isDisposed asks the runtime) */
     this._released = false;
     track(this);
+  }
+
+  /** @internal the runtime's handle of this tensor */
+  get handle() {
+    return this.#handle;
   }
 
   get rank() {
@@ -75,13 +92,13 @@ export class Tensor {
   }
 
   get isDisposed() {
-    return !tensorIsLive(this.handle);
+    return !tensorIsLive(this.#handle);
   }
 
   /** A copy of the values: Float32Array, Int32Array, BigInt64Array (int64) or Uint8Array (bool). */
   dataSync() {
     try {
-      return tensorData(this.handle);
+      return tensorData(this.#handle);
     } catch (e) {
       throw toEagerError(e);
     }
@@ -97,12 +114,19 @@ export class Tensor {
    * output every frame.
    */
   readInto(target) {
+    const kind = typedArrayKind(target);
+    if (kind === undefined) {
+      const want = READ_INTO[this.dtype] ?? 'typed array';
+      throw invalid(`readInto: a ${this.dtype} tensor reads into a ${want}, got ${describe(target)}`);
+    }
+    // A fresh view: Rust reads its length and copies into it with no caller code in between.
+    const view = freshView(target, kind, 'the readInto target');
     try {
-      tensorReadInto(this.handle, target);
-      return target;
+      tensorReadInto(this.#handle, view);
     } catch (e) {
       throw toEagerError(e);
     }
+    return target;
   }
 
   /** The values as nested arrays (numbers, bigints for int64, booleans for bool). */
@@ -119,13 +143,16 @@ export class Tensor {
   /** Releases the tensor's memory. Idempotent. */
   dispose() {
     this._released = true;
-    tensorDispose(this.handle);
+    tensorDispose(this.#handle);
   }
 
   toString() {
     return `Tensor(${this.dtype}, [${this.shape.join(', ')}])`;
   }
 }
+
+/** The typed array kind readInto() copies each dtype into. */
+const READ_INTO = { float32: 'Float32Array', int32: 'Int32Array', int64: 'BigInt64Array', bool: 'Uint8Array' };
 
 function nest(flat, shape, dim, offset) {
   if (dim === shape.length) return [flat[offset], offset + 1];
@@ -143,57 +170,171 @@ const TYPED = {
   int32: Int32Array,
   int64: BigInt64Array,
   bool: Uint8Array,
+  // uint8 crosses into wasm as a Uint8ClampedArray (a Uint8Array there means bool).
+  uint8: Uint8ClampedArray,
 };
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
-export function dtypeOfTyped(v) {
-  if (v instanceof Float32Array || v instanceof Float64Array) return 'float32';
-  if (v instanceof BigInt64Array || v instanceof BigUint64Array) return 'int64';
-  if (v instanceof Uint8Array) return 'bool';
+/**
+ * The dtype a typed array of kind `kind` ('Float32Array', ...) makes by default, as in TF.js: the
+ * integer arrays (Uint8Array and Uint8ClampedArray too: pixel bytes) make int32.
+ */
+function dtypeOfKind(kind) {
+  if (kind === 'Float32Array' || kind === 'Float64Array') return 'float32';
+  if (kind === 'BigInt64Array' || kind === 'BigUint64Array') return 'int64';
   return 'int32';
 }
 
-/** Flattens nested arrays, checking they are rectangular; returns [flat, shape]. */
-export function flatten(values) {
-  const shape = [];
-  let level = values;
-  while (Array.isArray(level)) {
-    shape.push(level.length);
-    level = level[0];
+function dtypeOfValue(v) {
+  return typeof v === 'boolean' ? 'bool' : typeof v === 'bigint' ? 'int64' : 'float32';
+}
+
+/**
+ * `ctx.tensor()`'s arguments read completely into `{ typed, dims, dtype }`: a typed array of the
+ * dtype (a fresh view of the caller's memory, or a converted copy) and a plain array of dims.
+ */
+export function tensorValues(values, shape, dtype) {
+  if (dtype !== undefined && dtype !== null && (typeof dtype !== 'string' || !hasOwn(TYPED, dtype))) {
+    const shown = typeof dtype === 'string' ? `'${dtype}'` : `a ${typeof dtype}`;
+    throw invalid(`unsupported dtype ${shown} (supported: ${Object.keys(TYPED).join(', ')})`);
   }
-  const flat = [];
-  const walk = (v, dim) => {
-    if (dim === shape.length) {
-      if (Array.isArray(v)) throw badNesting(shape);
-      flat.push(v);
-      return;
+  let flat;
+  let inferred;
+  const kind = typedArrayKind(values);
+  if (kind !== undefined) {
+    flat = freshView(values, kind, 'tensor values');
+    inferred = [flat.length];
+    dtype ??= dtypeOfKind(kind);
+  } else if (isArrayOrFalse(values)) {
+    [flat, inferred] = flatten(values);
+    dtype ??= dtypeOfValue(flat[0]);
+  } else if (typeof values === 'number' || typeof values === 'boolean' || typeof values === 'bigint') {
+    flat = [values];
+    inferred = [];
+    dtype ??= dtypeOfValue(values);
+  } else {
+    throw invalid(
+      `tensor values must be a typed array, nested arrays or a number, got ${values === null ? 'null' : typeof values}`,
+    );
+  }
+  const typed = toTyped(flat, kind, dtype);
+  const dims = shape === undefined || shape === null ? inferred : dimsOf(shape, 'shape');
+  return { typed, dims, dtype };
+}
+
+/** Array.isArray, false for a revoked Proxy (which makes it throw). */
+function isArrayOrFalse(v) {
+  try {
+    return Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+/** Most values nested arrays may hold (the per-tensor element limit on wasm32). */
+const MAX_NESTED = 2 ** 28 - 1;
+
+/** A level of nesting: an array, or a typed array as a row (a fresh view); else null. */
+function rowOf(v) {
+  if (Array.isArray(v)) return v;
+  const kind = typedArrayKind(v);
+  return kind === undefined ? null : freshView(v, kind, 'a typed-array row');
+}
+
+/**
+ * Flattens nested arrays (whose innermost rows may be typed arrays), checking they are
+ * rectangular; returns [flat, shape].
+ */
+function flatten(values) {
+  try {
+    const shape = [];
+    let level = values;
+    for (let row = rowOf(level); row !== null; row = rowOf(level)) {
+      if (shape.length === MAX_RANK) throw invalid(`nested arrays are deeper than the largest rank, ${MAX_RANK}`);
+      shape.push(row.length);
+      level = row[0];
     }
-    if (!Array.isArray(v) || v.length !== shape[dim]) throw badNesting(shape);
-    for (const x of v) walk(x, dim + 1);
-  };
-  walk(values, 0);
-  return [flat, shape];
+    // Checked before walking: a Proxy can claim any length.
+    if (shape.reduce((a, b) => a * b, 1) > MAX_NESTED) {
+      throw invalid(`nested arrays of shape [${shape.join(', ')}] hold more than ${MAX_NESTED} values`);
+    }
+    const flat = [];
+    const walk = (v, dim) => {
+      const row = rowOf(v);
+      if (dim === shape.length) {
+        if (row !== null) throw badNesting(shape);
+        flat.push(v);
+        return;
+      }
+      if (row === null || row.length !== shape[dim]) throw badNesting(shape);
+      for (let i = 0; i < shape[dim]; i++) walk(row[i], dim + 1);
+    };
+    walk(values, 0);
+    return [flat, shape];
+  } catch (e) {
+    throw e instanceof EagerError ? e : invalid(`the nested arrays could not be read: ${messageOf(e)}`, e);
+  }
 }
 
 function badNesting(shape) {
-  return new EagerError(
-    'InvalidArgument',
-    `nested arrays are not rectangular (expected shape [${shape.join(', ')}] from the first elements)`,
-  );
+  return invalid(`nested arrays are not rectangular (expected shape [${shape.join(', ')}] from the first elements)`);
 }
 
-export function toTyped(values, dtype) {
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function cannot(dtype, i, x, why) {
+  return invalid(`cannot make a ${dtype} tensor: element ${i} is ${typeof x === 'bigint' ? `${x}n` : describe(x)}${why}`);
+}
+
+/**
+ * Each dtype's conversion of one element, exact or an error: numbers (and bigints) for float32
+ * (bigints only where exact); integers in range for int32 and int64; booleans, or numbers by
+ * truth, for bool. A string, null, an object or another type than the first element's is refused.
+ */
+const ELEMENT = {
+  float32(x, i) {
+    if (typeof x === 'number') return x;
+    if (typeof x === 'bigint' && x >= -(2n ** 53n) && x <= 2n ** 53n) return Number(x);
+    throw cannot('float32', i, x, typeof x === 'bigint' ? ' (not exact as a number)' : ' (a number is needed)');
+  },
+  int32(x, i) {
+    const n = typeof x === 'bigint' && x >= INT32_MIN && x <= INT32_MAX ? Number(x) : x;
+    if (typeof n === 'number' && Number.isInteger(n) && n >= INT32_MIN && n <= INT32_MAX) return n;
+    throw cannot('int32', i, x, ' (an integer from -2^31 to 2^31-1 is needed)');
+  },
+  int64(x, i) {
+    const b = typeof x === 'bigint' ? x : typeof x === 'number' && Number.isInteger(x) ? BigInt(x) : null;
+    if (b !== null && b >= INT64_MIN && b <= INT64_MAX) return b;
+    throw cannot('int64', i, x, ' (an integer from -2^63 to 2^63-1 is needed)');
+  },
+  uint8(x, i) {
+    if (typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 255) return x;
+    throw cannot('uint8', i, x, ' (an integer from 0 to 255 is needed)');
+  },
+  bool(x, i) {
+    if (typeof x === 'boolean') return x ? 1 : 0;
+    if (typeof x === 'number') return x !== 0 ? 1 : 0;
+    throw cannot('bool', i, x, ' (a boolean is needed)');
+  },
+};
+
+/**
+ * `values` (a fresh typed array of kind `kind`, or a plain array of what the caller nested) as a
+ * typed array of `dtype`, every element converted exactly or refused: no silent NaN, no wrapping.
+ */
+function toTyped(values, kind, dtype) {
   const T = TYPED[dtype];
-  if (T === undefined) {
-    throw new EagerError('InvalidArgument', `unsupported dtype '${dtype}' (supported: ${Object.keys(TYPED).join(', ')})`);
+  if (kind === T.name) return values;
+  // Bytes stay bytes: a (fresh) Uint8Array view seen as uint8 without a copy.
+  if (dtype === 'uint8' && kind === 'Uint8Array') {
+    return new Uint8ClampedArray(values.buffer, values.byteOffset, values.length);
   }
-  if (values instanceof T) return values;
-  try {
-    if (dtype === 'int64') return BigInt64Array.from(values, (x) => BigInt(x));
-    if (dtype === 'bool') return Uint8Array.from(values, (x) => (x ? 1 : 0));
-    if (values.length > 0 && typeof values[0] === 'bigint') return T.from(values, Number);
-    return T.from(values);
-  } catch (e) {
-    throw new EagerError('InvalidArgument', `cannot convert the values to ${dtype}: ${e.message}`);
-  }
+  const convert = ELEMENT[dtype];
+  const out = new T(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = convert(values[i], i);
+  return out;
 }
-

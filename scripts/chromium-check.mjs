@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Loads the built package (dist/) as plain ESM from a static server in headless Chromium, checks
 // the API end to end there (init without arguments, execute, tidy, EagerError, memory, loading a
-// model by URL) and times a tiny `add` + dispose from JS against the target (< 3 us: 0.2x of
+// model by URL), runs the hostile-value cases and the fuzz loop of tests/js/ (issue 14), and times
+// a tiny `add` + dispose from JS against the target (< 3 us: 0.2x of
 // tfjs-wasm's ~15 us). `--strict-bench` fails when the target is missed (off by default: timings
 // on a shared 2-core CI machine are noisy).
 
@@ -16,7 +17,10 @@ const TARGET_US = 3;
 
 const page = `<!doctype html><meta charset="utf-8"><title>eager-wasm check</title>
 <script type="module">
-import { init, EagerContext, EagerError, registeredOps } from '/dist/index.js';
+import * as api from '/dist/index.js';
+import { runHostileCases } from '/tests/js/hostile-cases.mjs';
+import { fuzzBoundary } from '/tests/js/hostile-fuzz.mjs';
+const { init, EagerContext, EagerError, registeredOps } = api;
 const log = [];
 const check = (cond, msg) => { if (!cond) throw new Error('check failed: ' + msg); log.push('ok ' + msg); };
 try {
@@ -85,7 +89,10 @@ try {
     return ((performance.now() - t0) * 1000) / n;
   })();
   ctx.dispose();
-  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent };
+  // Hostile values at the boundary (tests/js/hostile-cases.mjs, as in Node) and the fuzz loop.
+  const hostile = await runHostileCases(api);
+  const fuzz = fuzzBoundary(api, { ms: 3000, seed: 2 });
+  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent, hostile, fuzz };
 } catch (e) {
   window.__error = ((e && e.stack) || String(e)) + '\\n' + log.join('\\n');
 }
@@ -95,8 +102,18 @@ const server = await startServer(root, { pages: { '/check.html': page } });
 const browser = await launchChromium();
 let failed = false;
 try {
-  const r = await runPage(browser.context, `${server.origin}/check.html`, { prefix: '[chromium]' });
+  const r = await runPage(browser.context, `${server.origin}/check.html`, { prefix: '[chromium]', timeoutMs: 600000 });
   for (const l of r.log) console.log(l);
+  for (const h of r.hostile) {
+    console.log(`${h.ok ? 'ok' : 'FAIL'} hostile: ${h.name}${h.skipped ? ` (skipped: ${h.skipped})` : ''}`);
+    if (!h.ok) {
+      console.log(h.error);
+      failed = true;
+    }
+  }
+  console.log(`fuzz: ${r.fuzz.calls} calls, ${r.fuzz.errors} EagerErrors ${JSON.stringify(r.fuzz.codes)}`);
+  for (const f of r.fuzz.failures) console.log(`FAIL fuzz: ${f}`);
+  if (r.fuzz.failures.length > 0) failed = true;
   console.log(`browser: ${r.ua}`);
   console.log(
     `tiny add + dispose from JS: best ${r.addUs.toFixed(2)} us, median ${r.addUsMedian.toFixed(2)} us ` +

@@ -1,6 +1,7 @@
 //! eager-wasm: an eager TensorFlow-op runtime for WebAssembly with an observable kernel cache.
 
 pub mod eager;
+mod handles;
 pub mod hash;
 pub mod kernels;
 pub mod memory;

@@ -11,15 +11,16 @@ pub struct CountingAllocator;
 
 thread_local! {
     // Const-initialized without Drop: no lazy registration, so safe to touch inside the allocator.
-    static LIVE_BYTES: Cell<isize> = const { Cell::new(0) };
-    static PEAK_BYTES: Cell<isize> = const { Cell::new(0) };
+    // i64, not isize: on wasm32 an isize turns negative past 2 GiB in use.
+    static LIVE_BYTES: Cell<i64> = const { Cell::new(0) };
+    static PEAK_BYTES: Cell<i64> = const { Cell::new(0) };
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
 }
 
 fn record_alloc(size: usize) {
     // `try_with`: during thread teardown the slots may be gone; the figures then stop mattering.
     let _ = LIVE_BYTES.try_with(|live| {
-        let now = live.get().wrapping_add(size as isize);
+        let now = live.get().wrapping_add(size as i64);
         live.set(now);
         let _ = PEAK_BYTES.try_with(|p| p.set(p.get().max(now)));
     });
@@ -27,7 +28,7 @@ fn record_alloc(size: usize) {
 }
 
 fn record_dealloc(size: usize) {
-    let _ = LIVE_BYTES.try_with(|live| live.set(live.get().wrapping_sub(size as isize)));
+    let _ = LIVE_BYTES.try_with(|live| live.set(live.get().wrapping_sub(size as i64)));
 }
 
 // SAFETY: every method forwards to `System` with the caller's layout unchanged, so `System`'s
@@ -73,12 +74,12 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// Live bytes of the Rust heap right now.
 pub fn heap_bytes() -> usize {
-    LIVE_BYTES.with(Cell::get).max(0) as usize
+    usize::try_from(LIVE_BYTES.with(Cell::get).max(0)).unwrap_or(usize::MAX)
 }
 
 /// Highest `heap_bytes()` seen since start or the last `reset_heap_peak()`.
 pub fn heap_peak_bytes() -> usize {
-    PEAK_BYTES.with(Cell::get).max(0) as usize
+    usize::try_from(PEAK_BYTES.with(Cell::get).max(0)).unwrap_or(usize::MAX)
 }
 
 /// Allocation calls since start (a cheap proxy for allocator pressure on hot paths).
@@ -87,7 +88,7 @@ pub fn allocation_count() -> usize {
 }
 
 pub fn reset_heap_peak() {
-    PEAK_BYTES.with(|p| p.set(heap_bytes() as isize));
+    PEAK_BYTES.with(|p| p.set(LIVE_BYTES.with(Cell::get)));
 }
 
 /// Reserved linear memory of this wasm instance (grows, never shrinks). Zero off wasm. A u64:

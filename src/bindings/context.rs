@@ -6,7 +6,7 @@ use super::attrs;
 use super::errors::{js, not_an_object, JsResult};
 use super::memory::{cache_stats, memory_report};
 use super::state::{emit, gather, CtxState, WasmContext};
-use super::tensor::{tensor_from_js, with_table};
+use super::tensor::{compact_table, tensor_from_js, with_table};
 use crate::eager::kernel_cache::default_exclusions;
 use crate::eager::{CacheOptions, ContextOptions, EagerContext, ResourceNaming};
 use crate::ops::{AttrValue, OpDef};
@@ -104,6 +104,7 @@ impl WasmContext {
     }
 
     pub fn memory(&self) -> JsResult<JsValue> {
+        compact_table();
         self.state
             .with(|c| Ok(memory_report(&c.memory())))
             .map_err(js)
@@ -119,9 +120,14 @@ impl WasmContext {
     /// Changes only the fields given; applies at once (evicts down to new bounds).
     #[wasm_bindgen(js_name = setCacheOptions)]
     pub fn set_cache_options(&self, options: &JsValue) -> JsResult<()> {
+        // Read the options (JS) while the context is not borrowed: nothing JS does can leave it so.
+        let base = self
+            .state
+            .with(|c| Ok(c.cache_options().clone()))
+            .map_err(js)?;
+        let o = parse_cache(options, base).map_err(js)?;
         self.state
             .with(|c| {
-                let o = parse_cache(options, c.cache_options().clone())?;
                 c.set_cache_options(o);
                 Ok(())
             })
@@ -191,6 +197,11 @@ impl WasmContext {
             self.state.with(|c| c.execute_op(def, &inputs, attrs))
         })();
         inputs.clear();
+        // Kept for the next call; an unusually wide one gives its room back (to what two inputs
+        // take, so that heap in use returns to where it was).
+        if inputs.capacity() > 64 {
+            inputs.shrink_to(4);
+        }
         INPUTS.with(|i| *i.borrow_mut() = inputs);
         emit(id, result.map_err(js)?).map_err(js)
     }

@@ -8,32 +8,18 @@
 //! typed-array copies in (one memcpy after the shape is validated) and out (one memcpy).
 
 use super::errors::{describe, js, JsResult};
-use crate::status::{failed_precondition, invalid_argument, Result, Status};
+use crate::handles::{is_handle, Full, Handles, MAX_SLOTS};
+use crate::status::{failed_precondition, invalid_argument, resource_exhausted, Result, Status};
 use crate::tensor::{try_alloc, DType, Data, Shape, Tensor};
 use js_sys::{BigInt64Array, Float32Array, Int32Array, Uint8Array, Uint8ClampedArray};
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// A handle is `serial * 2^24 + index`: `index` names the slot, `serial` (29 bits, never 0) is
-/// issued from one counter and stored in the slot, so a handle whose slot was released (or reused)
-/// never matches again. The whole table is dropped when no tensor is live, so heap in use returns
-/// exactly to its baseline once everything is disposed.
-const INDEX_BITS: f64 = 16_777_216.0; // 2^24
-const MAX_SLOTS: usize = 1 << 24;
-const SERIAL_LIMIT: u32 = 1 << 29;
-
-struct Slot {
-    serial: u32,
-    ctx: u32,
-    tensor: Option<Tensor>,
-}
-
+/// Live tensors by handle (see `crate::handles`: a stale handle never names a later tensor), with
+/// the id of the context that made each.
 pub(crate) struct Table {
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    live: usize,
-    next_serial: u32,
+    handles: Handles<(u32, Tensor)>,
     /// Handles made while a tidy scope is open; `scope_starts` marks where each open scope begins.
     tracked: Vec<f64>,
     scope_starts: Vec<usize>,
@@ -42,144 +28,109 @@ pub(crate) struct Table {
 thread_local! {
     static TABLE: RefCell<Table> = const {
         RefCell::new(Table {
-            slots: Vec::new(),
-            free: Vec::new(),
-            live: 0,
-            next_serial: 1,
+            handles: Handles::new(),
             tracked: Vec::new(),
             scope_starts: Vec::new(),
         })
     };
     /// Scratch for handles and dims in both directions. JS views it as a Float64Array.
-    static IO: RefCell<Vec<f64>> = RefCell::new(vec![0.0; 256]);
+    static IO: RefCell<Vec<f64>> = RefCell::new(vec![0.0; IO_KEEP]);
 }
 
-fn pack(index: u32, serial: u32) -> f64 {
-    f64::from(serial) * INDEX_BITS + f64::from(index)
-}
-
-fn unpack(h: f64) -> Option<(u32, u32)> {
-    if !(h >= INDEX_BITS && h < f64::from(SERIAL_LIMIT) * INDEX_BITS) || h.fract() != 0.0 {
-        return None;
-    }
-    let serial = (h / INDEX_BITS).floor();
-    let index = h - serial * INDEX_BITS;
-    Some((index as u32, serial as u32))
-}
+/// The scratch buffer's usual size (f64s); a call that needed more gives the rest back afterwards.
+const IO_KEEP: usize = 256;
 
 fn disposed() -> Status {
     failed_precondition("tensor has been disposed (by dispose(), tidy() or its context)")
 }
 
-fn bad_handle() -> Status {
-    invalid_argument("not a tensor of eager-wasm (invalid tensor handle)")
-}
-
 impl Table {
     pub(crate) fn insert(&mut self, ctx: u32, t: Tensor) -> Result<f64> {
-        let serial = self.next_serial;
-        self.next_serial = if serial + 1 >= SERIAL_LIMIT {
-            1
-        } else {
-            serial + 1
-        };
-        let index = match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Slot {
-                    serial,
-                    ctx,
-                    tensor: Some(t),
-                };
-                i
-            }
-            None => {
-                if self.slots.len() >= MAX_SLOTS {
-                    return Err(crate::status::resource_exhausted(format!(
-                        "more than {MAX_SLOTS} live tensors; dispose some"
-                    )));
-                }
-                self.slots.push(Slot {
-                    serial,
-                    ctx,
-                    tensor: Some(t),
-                });
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.live += 1;
-        let h = pack(index, serial);
+        let h = self.handles.insert((ctx, t)).map_err(|e| {
+            resource_exhausted(match e {
+                Full::Slots => format!("more than {MAX_SLOTS} live tensors; dispose some"),
+                Full::Generations => "every tensor handle has been used; reload the page".into(),
+            })
+        })?;
         if !self.scope_starts.is_empty() {
             self.tracked.push(h);
         }
         Ok(h)
     }
 
-    fn slot(&self, h: f64) -> Result<&Slot> {
-        let (index, serial) = unpack(h).ok_or_else(bad_handle)?;
-        match self.slots.get(index as usize) {
-            Some(s) if s.serial == serial && s.tensor.is_some() => Ok(s),
-            _ => Err(disposed()),
+    fn entry(&self, h: f64) -> Result<&(u32, Tensor)> {
+        match self.handles.get(h) {
+            Some(e) => Ok(e),
+            None if !is_handle(h) => Err(invalid_argument(
+                "not a tensor of eager-wasm (invalid tensor handle)",
+            )),
+            None => Err(disposed()),
         }
     }
 
     /// The tensor behind `h`, checked to belong to context `ctx`.
     pub(crate) fn get(&self, h: f64, ctx: u32) -> Result<&Tensor> {
-        let s = self.slot(h)?;
-        if s.ctx != ctx {
+        let (owner, t) = self.entry(h)?;
+        if *owner != ctx {
             return Err(invalid_argument(format!(
-                "tensor belongs to another EagerContext (#{}), not this one (#{ctx}); copy it with \
-                 ctx.tensor(t.dataSync(), t.shape)",
-                s.ctx
+                "tensor belongs to another EagerContext (#{owner}), not this one (#{ctx}); copy it \
+                 with ctx.tensor(t.dataSync(), t.shape)"
             )));
         }
-        Ok(s.tensor.as_ref().expect("slot() checked liveness"))
+        Ok(t)
     }
 
     pub(crate) fn any(&self, h: f64) -> Result<&Tensor> {
-        Ok(self
-            .slot(h)?
-            .tensor
-            .as_ref()
-            .expect("slot() checked liveness"))
+        Ok(&self.entry(h)?.1)
     }
 
     /// Releases `h`; false if it was already released (idempotent, stale-safe).
     pub(crate) fn release(&mut self, h: f64) -> bool {
-        let Some((index, serial)) = unpack(h) else {
-            return false;
-        };
-        match self.slots.get_mut(index as usize) {
-            Some(s) if s.serial == serial && s.tensor.is_some() => {
-                s.tensor = None;
-                s.serial = 0;
-                self.free.push(index);
-                self.live -= 1;
-                true
-            }
-            _ => false,
-        }
+        self.handles.remove(h).is_some()
     }
 
     /// Releases every tensor of context `ctx`; returns how many.
     pub(crate) fn release_context(&mut self, ctx: u32) -> usize {
-        let mut n = 0;
-        for i in 0..self.slots.len() {
-            let s = &self.slots[i];
-            if s.ctx == ctx && s.tensor.is_some() && self.release(pack(i as u32, s.serial)) {
-                n += 1;
-            }
+        let mine = self.handles.handles_where(|(owner, _)| *owner == ctx);
+        for &h in &mine {
+            self.release(h);
         }
         self.compact();
-        n
+        mine.len()
     }
 
-    /// With no tensor live and no scope open, the table gives its memory back.
-    fn compact(&mut self) {
-        if self.live == 0 && self.scope_starts.is_empty() {
-            self.slots = Vec::new();
-            self.free = Vec::new();
+    /// With no tensor live and no scope open, the table gives its memory back (each time the last
+    /// tensor goes; past half the generation space `Handles` keeps its slots instead).
+    pub(crate) fn compact(&mut self) {
+        if self.handles.live() == 0 && self.scope_starts.is_empty() {
+            self.handles.compact();
             self.tracked = Vec::new();
         }
+    }
+
+    /// Closes every scope from the `depth`-th (0-based) on, releasing the handles made in them
+    /// except `keep` (which pass to the enclosing scope, if any). Returns how many were released.
+    fn close_scopes(&mut self, depth: usize, keep: &[f64]) -> u32 {
+        let Some(&start) = self.scope_starts.get(depth) else {
+            return 0;
+        };
+        self.scope_starts.truncate(depth);
+        let made: Vec<f64> = self.tracked.drain(start..).collect();
+        let mut released = 0;
+        for h in made {
+            if keep.contains(&h) {
+                if !self.scope_starts.is_empty() {
+                    self.tracked.push(h);
+                }
+            } else if self.release(h) {
+                released += 1;
+            }
+        }
+        if self.scope_starts.is_empty() {
+            self.tracked = Vec::new();
+            self.scope_starts = Vec::new();
+        }
+        released
     }
 }
 
@@ -191,15 +142,25 @@ pub(crate) fn with_io<R>(f: impl FnOnce(&mut Vec<f64>) -> R) -> R {
     IO.with(|io| f(&mut io.borrow_mut()))
 }
 
-/// Address of the scratch buffer, grown to at least `min_len` f64s. JS re-reads it (and rebuilds its
-/// Float64Array view) whenever the view is detached by memory growth or too short.
+/// Address of the scratch buffer, grown to at least `min_len` f64s, or (`shrink`: JS is about to
+/// write, not read) shrunk back to its usual size when a larger call left it bigger. JS re-reads it (and rebuilds its
+/// Float64Array view) whenever the view is detached by memory growth, too short or oversized.
 #[wasm_bindgen(js_name = ioReserve)]
-pub fn io_reserve(min_len: u32) -> u32 {
+pub fn io_reserve(min_len: u32, shrink: bool) -> JsResult<u32> {
     with_io(|io| {
-        if io.len() < min_len as usize {
-            io.resize(min_len as usize, 0.0);
+        let min_len = min_len as usize;
+        if io.len() < min_len {
+            // Fallible: a huge input list must not abort the instance on a failed allocation.
+            io.try_reserve_exact(min_len - io.len()).map_err(|_| {
+                js(resource_exhausted(format!(
+                    "cannot reserve room for {min_len} tensor handles"
+                )))
+            })?;
+            io.resize(min_len, 0.0);
+        } else if shrink && io.len() > IO_KEEP && min_len <= IO_KEEP {
+            *io = vec![0.0; IO_KEEP];
         }
-        io.as_ptr() as usize as u32
+        Ok(io.as_ptr() as usize as u32)
     })
 }
 
@@ -246,8 +207,9 @@ const RESOURCE_HAS_NO_DATA: &str =
 /// Returns the number of elements written.
 #[wasm_bindgen(js_name = tensorReadInto)]
 pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
-    with_table(|t| {
-        let t = t.any(h).map_err(js)?;
+    // A clone (one reference count) so that no borrow is held while JS runs.
+    let t = with_table(|t| t.any(h).cloned()).map_err(js)?;
+    {
         let n = t.num_elements();
         let wrong = |want: &str| {
             js(invalid_argument(format!(
@@ -300,7 +262,7 @@ pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
             Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         }
         Ok(n as u32)
-    })
+    }
 }
 
 /// A bool tensor's elements as the bytes JS sees (0 or 1; Rust's bool has no typed-array twin).
@@ -311,16 +273,15 @@ fn bool_bytes(v: &[bool]) -> Vec<u8> {
 /// A copy of the tensor's elements as a typed array of its dtype (bool -> Uint8Array).
 #[wasm_bindgen(js_name = tensorData)]
 pub fn tensor_data(h: f64) -> JsResult<JsValue> {
-    with_table(|t| {
-        let t = t.any(h).map_err(js)?;
-        Ok(match t.data() {
-            Data::F32(v) => Float32Array::from(v.as_slice()).into(),
-            Data::I32(v) => Int32Array::from(v.as_slice()).into(),
-            Data::I64(v) => BigInt64Array::from(v.as_slice()).into(),
-            Data::Bool(v) => Uint8Array::from(bool_bytes(v).as_slice()).into(),
-            Data::U8(v) => Uint8Array::from(v.as_slice()).into(),
-            Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
-        })
+    // A clone, so that no borrow is held while JS allocates the array (which can throw).
+    let t = with_table(|t| t.any(h).cloned()).map_err(js)?;
+    Ok(match t.data() {
+        Data::F32(v) => Float32Array::from(v.as_slice()).into(),
+        Data::I32(v) => Int32Array::from(v.as_slice()).into(),
+        Data::I64(v) => BigInt64Array::from(v.as_slice()).into(),
+        Data::Bool(v) => Uint8Array::from(bool_bytes(v).as_slice()).into(),
+        Data::U8(v) => Uint8Array::from(v.as_slice()).into(),
+        Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
     })
 }
 
@@ -337,44 +298,37 @@ pub fn tensor_dispose(h: f64) -> bool {
 
 #[wasm_bindgen(js_name = tensorIsLive)]
 pub fn tensor_is_live(h: f64) -> bool {
-    with_table(|t| t.slot(h).is_ok())
+    with_table(|t| t.entry(h).is_ok())
 }
 
-/// Opens a tidy scope: handles made from now on are tracked.
+/// Opens the tidy scope at `depth` (0 = outermost): handles made from now on are tracked. Scopes
+/// at `depth` or deeper still open (left by a tidy that could not close them, e.g. on a stack
+/// overflow) are closed first, their handles released.
 #[wasm_bindgen(js_name = scopeBegin)]
-pub fn scope_begin() {
+pub fn scope_begin(depth: u32) {
     with_table(|t| {
+        t.close_scopes(depth as usize, &[]);
         let start = t.tracked.len();
         t.scope_starts.push(start);
     })
 }
 
-/// Closes the innermost scope, releasing every handle made in it except the `n_keep` handles in
-/// io[0..n_keep] (those pass to the enclosing scope, if any). Returns how many were released.
+/// Closes the scope at `depth` and any deeper one left open, releasing every handle made in them
+/// except the `n_keep` handles in io[0..n_keep] (those pass to the enclosing scope, if any).
+/// Returns how many were released.
 #[wasm_bindgen(js_name = scopeEnd)]
-pub fn scope_end(n_keep: u32) -> u32 {
+pub fn scope_end(n_keep: u32, depth: u32) -> u32 {
     let keep: Vec<f64> = with_io(|io| io[..(n_keep as usize).min(io.len())].to_vec());
     with_table(|t| {
-        let Some(start) = t.scope_starts.pop() else {
-            return 0;
-        };
-        let made: Vec<f64> = t.tracked.drain(start..).collect();
-        let mut released = 0;
-        for h in made {
-            if keep.contains(&h) {
-                if !t.scope_starts.is_empty() {
-                    t.tracked.push(h);
-                }
-            } else if t.release(h) {
-                released += 1;
-            }
-        }
-        if t.scope_starts.is_empty() {
-            t.tracked = Vec::new();
-        }
+        let released = t.close_scopes(depth as usize, &keep);
         t.compact();
         released
     })
+}
+
+/// Gives the table's memory back if nothing is live (before memory is reported).
+pub(crate) fn compact_table() {
+    with_table(Table::compact);
 }
 
 /// Reads the shape's dims from io[0..rank] and validates them (before anything is allocated).
@@ -453,19 +407,4 @@ pub(crate) fn tensor_from_js(values: &JsValue, rank: u32) -> Result<Tensor> {
         )));
     };
     Tensor::new(shape, data)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn handles_round_trip() {
-        for (i, g) in [(0, 1), (5, 7), (MAX_SLOTS as u32 - 1, SERIAL_LIMIT - 1)] {
-            assert_eq!(unpack(pack(i, g)), Some((i, g)));
-        }
-        assert_eq!(unpack(0.0), None);
-        assert_eq!(unpack(1.5), None);
-        assert_eq!(unpack(f64::NAN), None);
-    }
 }

@@ -6,6 +6,15 @@ use crate::status::{invalid_argument, resource_exhausted, Result};
 /// `isize`, so byte sizes can be computed unchecked once a shape exists. Allocation is checked again.
 pub const MAX_ELEMENTS: usize = (isize::MAX as usize) / 8;
 
+/// The largest rank, as TensorFlow's (`TensorShape::MaxDimensions`).
+pub const MAX_RANK: usize = 254;
+
+fn rank_error(rank: usize) -> crate::status::Status {
+    invalid_argument(format!(
+        "a shape of rank {rank} is over the largest rank, {MAX_RANK}"
+    ))
+}
+
 /// Ranks up to this are stored inline: making or cloning such a shape allocates nothing (every op
 /// output and every tensor clone carries one).
 const INLINE_RANK: usize = 6;
@@ -92,13 +101,19 @@ impl Shape {
     }
 
     fn count(dims: &[usize]) -> Result<usize> {
+        if dims.len() > MAX_RANK {
+            return Err(rank_error(dims.len()));
+        }
         let mut n: usize = 1;
         for &d in dims {
             n = n
                 .checked_mul(d)
                 .filter(|&n| n <= MAX_ELEMENTS)
                 .ok_or_else(|| {
-                    resource_exhausted(format!("shape {dims:?} has too many elements to allocate"))
+                    resource_exhausted(format!(
+                        "shape {dims:?} has too many elements to allocate (at most \
+                         {MAX_ELEMENTS} in one tensor)"
+                    ))
                 })?;
         }
         Ok(n)
@@ -106,6 +121,9 @@ impl Shape {
 
     /// From signed dims as they come from JSON/JS; negative dims are an error here.
     pub fn from_i64(dims: &[i64]) -> Result<Shape> {
+        if dims.len() > MAX_RANK {
+            return Err(rank_error(dims.len()));
+        }
         let mut out = Vec::with_capacity(dims.len());
         for &d in dims {
             if d < 0 {

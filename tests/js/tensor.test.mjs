@@ -26,7 +26,7 @@ test('tensors from typed arrays keep their dtype and values', () => {
   const l = ctx.tensor(new BigInt64Array([2n ** 40n, -1n]));
   assert.equal(l.dtype, 'int64');
   assert.deepEqual(l.dataSync(), new BigInt64Array([2n ** 40n, -1n]));
-  const b = ctx.tensor(new Uint8Array([1, 0, 7]));
+  const b = ctx.tensor(new Uint8Array([1, 0, 7]), undefined, 'bool');
   assert.equal(b.dtype, 'bool');
   assert.deepEqual(b.dataSync(), new Uint8Array([1, 0, 1]));
   assert.deepEqual(b.arraySync(), [true, false, true]);
@@ -68,7 +68,7 @@ test('readInto copies into a caller-owned array of the dtype and checks it', () 
   assert.deepEqual(i.readInto(new Int32Array(2)), new Int32Array([7, -8]));
   const l = ctx.tensor(new BigInt64Array([2n ** 40n]));
   assert.deepEqual(l.readInto(new BigInt64Array(1)), new BigInt64Array([2n ** 40n]));
-  const b = ctx.tensor(new Uint8Array([1, 0, 1]));
+  const b = ctx.tensor(new Uint8Array([1, 0, 1]), undefined, 'bool');
   assert.deepEqual(b.readInto(new Uint8Array(3)), new Uint8Array([1, 0, 1]));
   // A view at an offset into a larger buffer is written where it points.
   const buf = new Float32Array(6);
