@@ -7,7 +7,7 @@ import { join, relative, sep } from 'node:path';
 // Lowest first; a module may refer to its own layer's module and to lower layers only. Modules on
 // one line are siblings that must not refer to each other either (each is a leaf of its layer).
 const LAYERS = [
-  ['status', 'memory', 'hash'],
+  ['status', 'memory', 'hash', 'handles'],
   ['tensor'],
   ['resource'],
   ['ops'],
