@@ -20,6 +20,17 @@ export function missingOps(...names) {
 }
 
 /** Asserts `fn` throws an EagerError with `code` (and a message matching `re`, if given). */
+/**
+ * Collects garbage and lets the tensor finalizers run (`node --expose-gc`), so that tensors another
+ * test dropped without disposing are not released in the middle of a heap comparison.
+ */
+export async function settleGarbage() {
+  for (let i = 0; i < 3; i++) {
+    globalThis.gc?.();
+    await new Promise((r) => setTimeout(r, 0));
+  }
+}
+
 export function throwsCode(fn, code, re) {
   assert.throws(fn, (e) => {
     assert.ok(e instanceof api.EagerError, `expected EagerError, got ${e?.constructor?.name}: ${e?.message}`);

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { api, closeTo, fixtureMissingOps, fixtures, loadFixture, rejectsCode, throwsCode } from './helpers.mjs';
+import { api, closeTo, fixtureMissingOps, fixtures, loadFixture, rejectsCode, settleGarbage, throwsCode } from './helpers.mjs';
 
 const { EagerContext, GraphModel, Tensor } = api;
 const skipMlp = fixtureMissingOps('mlp');
@@ -139,7 +139,10 @@ test('mlp by URL with progress', { skip: skipMlp ?? false }, async () => {
   assert.equal(fractions[0], 0);
   assert.equal(fractions.at(-1), 1);
   const [, x] = referenceInput(ctx, reference);
-  closeTo(model.predict(x).dataSync(), Object.values(reference.outputs)[0].data);
+  const y = model.predict(x);
+  closeTo(y.dataSync(), Object.values(reference.outputs)[0].data);
+  y.dispose();
+  x.dispose();
   ctx.dispose();
 });
 
@@ -148,6 +151,7 @@ test('failed loads are EagerErrors and leave nothing allocated', async () => {
   const { modelJson, shards } = loadFixture('mlp');
   // Warm-up: one failing load, so lazily-initialised state is not counted.
   await rejectsCode(ctx.loadGraphModel(`${base}/missing-shard/model.json`), 'NotFound');
+  await settleGarbage();
   const m0 = ctx.memory();
   await rejectsCode(ctx.loadGraphModel(`${base}/nothing/model.json`), 'NotFound', /404/);
   await rejectsCode(ctx.loadGraphModel(`${base}/missing-shard/model.json`), 'NotFound', /group1-shard1of1\.bin/);
