@@ -28,6 +28,9 @@ stage "layering (no module refers to a higher layer)" node scripts/check-layers.
 stage "clippy (host)" cargo clippy --all-targets -- -D warnings
 stage "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
 stage "native tests" cargo test
+# The browser suite's tests run back to back on the page's thread (the memory-exhaustion test alone
+# takes ~17 s on a busy machine); the runner's default 20 s between polls is too short for them.
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-180}
 stage "wasm tests (Node + headless Chromium, SIMD128)" cargo test --target wasm32-unknown-unknown
 # The relaxed-SIMD build (fused multiply-add) that init() loads where the engine supports it: the
 # same wasm tests, in Chromium and in Node 20 with its relaxed-SIMD flag.

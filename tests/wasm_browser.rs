@@ -72,7 +72,8 @@ fn load_predict_dispose_returns_heap_exactly() {
 }
 
 /// A control-flow model (GRU: a v1 loop over TensorLists), 1,000 cycles: heap back to the byte,
-/// cache entries flat, no churn warning.
+/// cache entries flat, no churn warning. (~10 s in a debug build: the suite needs
+/// WASM_BINDGEN_TEST_TIMEOUT above its 20 s default, as scripts/test.sh sets.)
 #[wasm_bindgen_test]
 fn gru_load_predict_dispose_cycles_leave_heap_and_cache_flat() {
     let m = common::MODEL_FIXTURES

@@ -141,6 +141,30 @@ from_object!(ArgDef<'a>, "struct ArgDef", {
     name: "name" via BorrowedStr, required;
 });
 
+/// A `func` attr (`{"func": {"name": "..."}}`): the function it names.
+pub fn func_name(raw: &RawValue) -> Result<Cow<'_, str>> {
+    let f: FuncAttr = serde_json::from_str(raw.get()).map_err(|e| {
+        crate::status::invalid_argument(format!("a function attr is malformed: {e}"))
+    })?;
+    Ok(f.func.name)
+}
+
+struct FuncAttr<'a> {
+    func: FuncRef<'a>,
+}
+
+from_object!(FuncAttr<'a>, "struct FuncAttr", {
+    func: "func", required;
+});
+
+struct FuncRef<'a> {
+    name: Cow<'a, str>,
+}
+
+from_object!(FuncRef<'a>, "struct FuncRef", {
+    name: "name" via BorrowedStr, required;
+});
+
 /// An object of strings, entries in order.
 struct StrEntries<'a>(Vec<(Cow<'a, str>, Cow<'a, str>)>);
 

@@ -113,14 +113,10 @@ impl<'a> Lowering<'a> {
             let raw = n.attr_raw(attr).ok_or_else(|| {
                 invalid_argument(format!("node '{name}' ({}) has no attr '{attr}'", n.op))
             })?;
-            // `{"func":{"name":"..."}}`: the name is a plain JSON string in the model's text.
-            let v: serde_json::Value = serde_json::from_str(raw.get())
-                .map_err(|e| invalid_argument(format!("node '{name}': attr '{attr}': {e}")))?;
-            let fname = v["func"]["name"].as_str().ok_or_else(|| {
-                invalid_argument(format!("node '{name}': attr '{attr}' names no function"))
-            })?;
+            let fname = super::format::func_name(raw)
+                .map_err(|e| e.context(format!("node '{name}': attr '{attr}'")))?;
             self.funcs
-                .get_key_value(fname)
+                .get_key_value(&*fname)
                 .map(|(k, _)| *k)
                 .ok_or_else(|| {
                     invalid_argument(format!(
