@@ -171,7 +171,7 @@ fn join<S: AsRef<str>>(items: &[S]) -> String {
     out
 }
 
-pub(crate) fn group_thousands(n: u64) -> String {
+fn group_thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
