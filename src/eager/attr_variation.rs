@@ -68,25 +68,31 @@ fn render(v: &AttrValue) -> String {
 }
 
 fn render_tensor(t: &Tensor) -> String {
-    fn first<T: ToString>(v: &[T]) -> Vec<String> {
-        v.iter()
-            .take(EXAMPLE_ELEMENTS)
-            .map(ToString::to_string)
-            .collect()
+    let mut s = t.dtype().to_string();
+    s.push(' ');
+    s += &t.shape().to_string();
+    s += " [";
+    let mut shown = 0;
+    while shown < EXAMPLE_ELEMENTS {
+        let value = match t.data() {
+            Data::F32(v) => v.get(shown).map(f32::to_string),
+            Data::I32(v) => v.get(shown).map(i32::to_string),
+            Data::I64(v) => v.get(shown).map(i64::to_string),
+            Data::Bool(v) => v.get(shown).map(bool::to_string),
+            Data::Resource(_) => None,
+        };
+        let Some(value) = value else { break };
+        if shown > 0 {
+            s += ", ";
+        }
+        s += &value;
+        shown += 1;
     }
-    let values = match t.data() {
-        Data::F32(v) => first(v),
-        Data::I32(v) => first(v),
-        Data::I64(v) => first(v),
-        Data::Bool(v) => first(v),
-        Data::Resource(_) => Vec::new(),
-    };
-    let more = if t.num_elements() > values.len() {
-        ", …"
-    } else {
-        ""
-    };
-    format!("{} {} [{}{more}]", t.dtype(), t.shape(), values.join(", "))
+    if t.num_elements() > shown {
+        s += if shown > 0 { ", …" } else { "…" };
+    }
+    s.push(']');
+    s
 }
 
 struct AttrTrack {
