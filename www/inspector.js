@@ -74,8 +74,8 @@ export function renderInspector(card, ops, attrBytes) {
     button.textContent = o.op;
     button.setAttribute('aria-expanded', String(o.op === selected));
     const figs =
-      `${formatCount(o.entries)} entries · ${formatBytes(o.bytes)} · ${hitRate(o)} · ` +
-      `${approx(o.keys, o.keysExact)} keys`;
+      `${formatCount(o.entries)} ${o.entries === 1 ? 'entry' : 'entries'} · ${formatBytes(o.bytes)} · ${hitRate(o)} · ` +
+      `${approx(o.keys, o.keysExact)} ${o.keys === 1 && o.keysExact ? 'key' : 'keys'}`;
     li.append(button, span('inspector-figs', figs));
     if (varying.length > 0) li.append(span('inspector-varying', `new on every call: ${varying.join(', ')}`));
     list.append(li);
