@@ -12,13 +12,7 @@ export function inspectorHtml() {
       <label class="inspector-sort">sort by
         <select><option value="entries">entries</option><option value="bytes">bytes</option></select>
       </label>
-      <div class="inspector-scroll">
-        <table>
-          <thead><tr><th scope="col">op</th><th scope="col">entries</th><th scope="col">bytes</th>
-            <th scope="col">hit rate</th><th scope="col">keys</th><th scope="col">new on every call</th></tr></thead>
-          <tbody></tbody>
-        </table>
-      </div>
+      <ol class="inspector-ops"></ol>
       <div class="key-composition" hidden></div>
       <p class="inspector-foot"></p>
     </details>`;
@@ -32,7 +26,7 @@ export function initInspector(card, rerender) {
     box.dataset.sort = e.target.value;
     rerender();
   });
-  box.querySelector('tbody').addEventListener('click', (e) => {
+  box.querySelector('.inspector-ops').addEventListener('click', (e) => {
     const button = e.target.closest('button[data-op]');
     if (button === null) return;
     box.dataset.selected = box.dataset.selected === button.dataset.op ? '' : button.dataset.op;
@@ -43,15 +37,15 @@ export function initInspector(card, rerender) {
 const approx = (n, exact) => `${exact ? '' : '~'}${formatCount(n)}`;
 
 function hitRate(o) {
-  if (o.hits + o.misses === 0) return o.bypassed > 0 ? 'excluded' : '–';
-  return `${((100 * o.hits) / (o.hits + o.misses)).toFixed(1)}%`;
+  if (o.hits + o.misses === 0) return o.bypassed > 0 ? `excluded (${formatCount(o.bypassed)} calls)` : 'no lookups';
+  return `hits ${((100 * o.hits) / (o.hits + o.misses)).toFixed(1)}%`;
 }
 
-function cell(text, cls) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  if (cls) td.className = cls;
-  return td;
+function span(cls, text) {
+  const el = document.createElement('span');
+  el.className = cls;
+  el.textContent = text;
+  return el;
 }
 
 /** Renders `ops` (from `inspectorStats`, or null before the first batch) into the card. */
@@ -65,32 +59,26 @@ export function renderInspector(card, ops, attrBytes) {
   if (box.dataset.key === key) return;
   box.dataset.key = key;
 
-  const tbody = box.querySelector('tbody');
-  tbody.textContent = '';
+  // A list, not a table: it wraps to any card width.
+  const list = box.querySelector('.inspector-ops');
+  list.textContent = '';
   for (const o of rows) {
-    const tr = document.createElement('tr');
+    const li = document.createElement('li');
     const varying = o.attrs.filter((a) => a.perCall).map((a) => a.name);
-    tr.dataset.op = o.op;
-    tr.dataset.varying = varying.join(' ');
-    tr.classList.toggle('selected', o.op === selected);
-    tr.classList.toggle('churning', varying.length > 0);
-    const opCell = document.createElement('th');
-    opCell.scope = 'row';
+    li.dataset.op = o.op;
+    li.dataset.varying = varying.join(' ');
+    li.classList.toggle('selected', o.op === selected);
     const button = document.createElement('button');
     button.type = 'button';
     button.dataset.op = o.op;
     button.textContent = o.op;
     button.setAttribute('aria-expanded', String(o.op === selected));
-    opCell.append(button);
-    tr.append(
-      opCell,
-      cell(formatCount(o.entries), 'num'),
-      cell(formatBytes(o.bytes), 'num'),
-      cell(hitRate(o), 'num'),
-      cell(approx(o.keys, o.keysExact), 'num'),
-      cell(varying.length > 0 ? varying.join(', ') : '–', 'varying'),
-    );
-    tbody.append(tr);
+    const figs =
+      `${formatCount(o.entries)} ${o.entries === 1 ? 'entry' : 'entries'} · ${formatBytes(o.bytes)} · ${hitRate(o)} · ` +
+      `${approx(o.keys, o.keysExact)} ${o.keys === 1 && o.keysExact ? 'key' : 'keys'}`;
+    li.append(button, span('inspector-figs', figs));
+    if (varying.length > 0) li.append(span('inspector-varying', `new on every call: ${varying.join(', ')}`));
+    list.append(li);
   }
 
   const comp = box.querySelector('.key-composition');

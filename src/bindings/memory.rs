@@ -1,6 +1,6 @@
 //! The memory report and cache statistics as plain JS objects, with the field names of the JS API.
 
-use crate::eager::{CacheStats, OpCacheStats};
+use crate::eager::{AttrStats, CacheStats, OpCacheStats};
 use crate::memory::MemoryReport;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
@@ -51,23 +51,29 @@ fn op_stats(s: &OpCacheStats) -> JsValue {
     set(&o, "distinctExact", s.distinct_exact);
     let attrs = Object::new();
     for a in &s.attrs {
-        let ao = Object::new();
-        set(&ao, "distinctValues", num64(a.distinct_values));
-        set(&ao, "distinctExact", a.distinct_exact);
-        set(&ao, "variesPerCall", a.varies_per_call);
-        set(
-            &ao,
-            "examples",
-            strings(a.examples.iter().map(String::as_str)),
-        );
-        set(&attrs, a.name, ao);
+        set(&attrs, a.name, attr_stats(a));
     }
     set(&o, "attrs", attrs);
     set(&o, "attrBytes", num(s.attr_bytes));
     o.into()
 }
 
-fn strings<'a>(items: impl Iterator<Item = &'a str>) -> Array {
+#[inline(never)]
+fn attr_stats(a: &AttrStats) -> JsValue {
+    let o = Object::new();
+    set(&o, "distinctValues", num64(a.distinct_values));
+    set(&o, "distinctExact", a.distinct_exact);
+    set(&o, "variesPerCall", a.varies_per_call);
+    set(
+        &o,
+        "examples",
+        strings(&mut a.examples.iter().map(String::as_str)),
+    );
+    o.into()
+}
+
+/// Not generic: one copy for every caller.
+fn strings(items: &mut dyn Iterator<Item = &str>) -> Array {
     let a = Array::new();
     for s in items {
         a.push(&JsValue::from_str(s));
@@ -94,7 +100,7 @@ pub fn cache_stats(s: &CacheStats) -> JsValue {
         let wo = Object::new();
         set(&wo, "op", w.op.as_str());
         set(&wo, "message", w.message.as_str());
-        set(&wo, "attrs", strings(w.attrs.iter().copied()));
+        set(&wo, "attrs", strings(&mut w.attrs.iter().copied()));
         warnings.push(&wo);
     }
     set(&o, "warnings", warnings);

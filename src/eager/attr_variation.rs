@@ -9,8 +9,11 @@ use crate::hash::fast_hash;
 use crate::ops::{AttrType, AttrValue, OpDef};
 use crate::tensor::{Data, Tensor};
 
-/// Longest example kept, in bytes of UTF-8 (longer ones end in "…").
+/// Longest example kept, in bytes of UTF-8 (longer ones keep their start and end around a "…":
+/// resource names share long prefixes and differ at the end).
 const EXAMPLE_BYTES: usize = 40;
+/// Bytes kept from the start of a long example.
+const EXAMPLE_HEAD: usize = 12;
 /// Tensor elements an example shows.
 const EXAMPLE_ELEMENTS: usize = 4;
 
@@ -24,20 +27,26 @@ struct Example {
 impl Example {
     fn new(v: &AttrValue) -> Example {
         let text = render(v);
-        let mut end = text.len();
-        if end > EXAMPLE_BYTES {
-            // Room for the ellipsis (3 bytes), cut at a char boundary.
-            end = EXAMPLE_BYTES - '…'.len_utf8();
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
-        }
         let mut bytes = [0u8; EXAMPLE_BYTES];
-        bytes[..end].copy_from_slice(&text.as_bytes()[..end]);
-        let mut len = end;
-        if end < text.len() {
-            bytes[end..end + 3].copy_from_slice("…".as_bytes());
-            len += 3;
+        let mut len = 0;
+        let mut put = |s: &str| {
+            bytes[len..len + s.len()].copy_from_slice(s.as_bytes());
+            len += s.len();
+        };
+        if text.len() <= EXAMPLE_BYTES {
+            put(&text);
+        } else {
+            let mut head = EXAMPLE_HEAD;
+            while !text.is_char_boundary(head) {
+                head -= 1;
+            }
+            let mut tail = text.len() - (EXAMPLE_BYTES - head - '…'.len_utf8());
+            while !text.is_char_boundary(tail) {
+                tail += 1;
+            }
+            put(&text[..head]);
+            put("…");
+            put(&text[tail..]);
         }
         Example {
             len: len as u8,
@@ -46,7 +55,7 @@ impl Example {
     }
 
     fn as_str(&self) -> &str {
-        // Built from a `str` cut at a char boundary plus a whole '…': always UTF-8.
+        // Built from whole `str` pieces cut at char boundaries: always UTF-8.
         std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
     }
 }
@@ -60,26 +69,32 @@ fn render(v: &AttrValue) -> String {
 }
 
 fn render_tensor(t: &Tensor) -> String {
-    fn first<T: ToString>(v: &[T]) -> Vec<String> {
-        v.iter()
-            .take(EXAMPLE_ELEMENTS)
-            .map(ToString::to_string)
-            .collect()
+    let mut s = t.dtype().to_string();
+    s.push(' ');
+    s += &t.shape().to_string();
+    s += " [";
+    let mut shown = 0;
+    while shown < EXAMPLE_ELEMENTS {
+        let value = match t.data() {
+            Data::F32(v) => v.get(shown).map(f32::to_string),
+            Data::I32(v) => v.get(shown).map(i32::to_string),
+            Data::I64(v) => v.get(shown).map(i64::to_string),
+            Data::Bool(v) => v.get(shown).map(bool::to_string),
+            Data::U8(v) => v.get(shown).map(u8::to_string),
+            Data::Resource(_) => None,
+        };
+        let Some(value) = value else { break };
+        if shown > 0 {
+            s += ", ";
+        }
+        s += &value;
+        shown += 1;
     }
-    let values = match t.data() {
-        Data::F32(v) => first(v),
-        Data::I32(v) => first(v),
-        Data::I64(v) => first(v),
-        Data::Bool(v) => first(v),
-        Data::U8(v) => first(v),
-        Data::Resource(_) => Vec::new(),
-    };
-    let more = if t.num_elements() > values.len() {
-        ", …"
-    } else {
-        ""
-    };
-    format!("{} {} [{}{more}]", t.dtype(), t.shape(), values.join(", "))
+    if t.num_elements() > shown {
+        s += if shown > 0 { ", …" } else { "…" };
+    }
+    s.push(']');
+    s
 }
 
 struct AttrTrack {
@@ -201,12 +216,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn examples_are_truncated_at_a_char_boundary() {
+    fn long_examples_keep_start_and_end_cut_at_char_boundaries() {
         let long = AttrValue::Str("é".repeat(40).into_bytes());
         let e = Example::new(&long);
-        assert!(e.as_str().ends_with('…'), "{}", e.as_str());
         assert!(e.as_str().len() <= EXAMPLE_BYTES);
-        assert!(e.as_str().starts_with("\"éé"));
+        assert!(e.as_str().starts_with("\"éé"), "{}", e.as_str());
+        assert!(e.as_str().ends_with("éé\"") && e.as_str().contains('…'));
+        let name = AttrValue::Str(b"StatefulPartitionedCall/model/dense/kernel_12".to_vec());
+        assert_eq!(
+            Example::new(&name).as_str(),
+            "\"StatefulPar…ll/model/dense/kernel_12\""
+        );
         assert_eq!(Example::new(&AttrValue::Int(7)).as_str(), "7");
     }
 

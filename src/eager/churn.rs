@@ -21,25 +21,26 @@ pub struct ChurnWarning {
 }
 
 /// The signature of the VarHandleOp leak: keys keep coming, none repeats.
+///
+/// Written piece by piece through `put`, not with `format!`: each formatting call (and each inlined
+/// `push_str`) costs code in the wasm, and this message is built rarely.
+#[inline(never)]
 pub fn churn_warning(op: &str, s: &OpCacheStats) -> Option<ChurnWarning> {
     let lookups = s.hits + s.misses;
     if s.distinct_keys < CHURN_MIN_KEYS || s.hits * CHURN_HIT_RATIO >= lookups {
         return None;
     }
-    let mut message = format!(
-        "{op}: {}{} distinct keys, {} hits in {} lookups.",
-        if s.distinct_exact { "" } else { "~" },
-        group_thousands(s.distinct_keys),
-        group_thousands(s.hits),
-        group_thousands(lookups),
-    );
+    let mut m = String::new();
+    put(&mut m, op);
+    put(&mut m, ": ");
+    count(&mut m, s.distinct_keys, s.distinct_exact);
+    put(&mut m, " distinct keys, ");
+    count(&mut m, s.hits, true);
+    put(&mut m, " hits in ");
+    count(&mut m, lookups, true);
+    put(&mut m, " lookups.");
     let per_call: Vec<&AttrStats> = s.attrs.iter().filter(|a| a.varies_per_call).collect();
-    let constant: Vec<&str> = s
-        .attrs
-        .iter()
-        .filter(|a| a.distinct_values == 1)
-        .map(|a| a.name)
-        .collect();
+    let constant: Vec<&AttrStats> = s.attrs.iter().filter(|a| a.distinct_values == 1).collect();
     let others: Vec<&AttrStats> = s
         .attrs
         .iter()
@@ -48,41 +49,44 @@ pub fn churn_warning(op: &str, s: &OpCacheStats) -> Option<ChurnWarning> {
     // The attrs the fix is about: those that vary on every call, else those that vary at all.
     let culprits = if per_call.is_empty() {
         if !others.is_empty() {
-            message += &format!(
-                " No single attr takes a new value on almost every call; together {} make almost \
-                 every key new.",
-                join(&others.iter().map(|a| describe(a)).collect::<Vec<_>>()),
+            put(
+                &mut m,
+                " No single attr takes a new value on almost every call; together ",
             );
+            list(&mut m, &others, true);
+            put(&mut m, " make almost every key new.");
         }
         &others
     } else {
-        let names: Vec<String> = per_call.iter().map(|a| describe(a)).collect();
-        message += &format!(" New on almost every call: {}.", join(&names));
+        put(&mut m, " New on almost every call: ");
+        list(&mut m, &per_call, true);
+        put(&mut m, ".");
         if !others.is_empty() {
-            let names: Vec<String> = others.iter().map(|a| describe(a)).collect();
-            message += &format!(" Also varying: {}.", join(&names));
+            put(&mut m, " Also varying: ");
+            list(&mut m, &others, true);
+            put(&mut m, ".");
         }
         &per_call
     };
     if !constant.is_empty() {
-        message += &format!(" Constant: {}.", join(&constant));
+        put(&mut m, " Constant: ");
+        list(&mut m, &constant, false);
+        put(&mut m, ".");
     }
-    let fixes = fixes(op, culprits);
-    if !fixes.is_empty() {
-        message += &format!(
-            " Each call caches a kernel that is never reused: {}.",
-            fixes.join("; ")
-        );
+    if !culprits.is_empty() {
+        put(&mut m, " Each call caches a kernel that is never reused: ");
+        fixes(&mut m, op, culprits);
+        put(&mut m, ".");
     }
     Some(ChurnWarning {
         op: op.to_string(),
-        message,
+        message: m,
         attrs: per_call.iter().map(|a| a.name).collect(),
     })
 }
 
 /// What an attr's values are, for choosing the fix.
-#[derive(PartialEq)]
+#[derive(Clone, Copy, PartialEq)]
 enum Kind {
     /// Names a resource (TF's fix: anonymous names).
     ResourceName,
@@ -99,86 +103,92 @@ fn kind(a: &AttrStats) -> Kind {
     }
 }
 
-/// One clause per kind of culprit, in a fixed order.
-fn fixes(op: &str, culprits: &[&AttrStats]) -> Vec<String> {
-    let names = |k: Kind| -> Vec<&str> {
-        culprits
-            .iter()
-            .filter(|a| kind(a) == k)
-            .map(|a| a.name)
-            .collect()
-    };
-    let mut out = Vec::new();
-    let resource = names(Kind::ResourceName);
-    if !resource.is_empty() {
-        out.push(format!(
-            "{} {} a resource, so give resources anonymous names (TF's fix; resourceNames: \
-             'anonymous' for model loads) and one kernel serves them all",
-            join(&resource),
-            if resource.len() == 1 { "names" } else { "name" },
-        ));
-    }
-    let value = names(Kind::Value);
-    if !value.is_empty() {
-        out.push(format!(
-            "{} {} a value, so exclude {op} from the cache (cache.exclude), as TF does for ops whose \
-             key is unique by nature",
-            join(&value),
-            if value.len() == 1 { "carries" } else { "carry" },
-        ));
-    }
-    let other = names(Kind::Other);
-    if !other.is_empty() {
-        out.push(format!(
-            "{} {} that the caller sets differently on almost every call, and no cache setting can \
-             canonicalize that: pass values that repeat, or exclude {op} from the cache \
-             (cache.exclude) to stop the growth",
-            join(&other),
-            if other.len() == 1 {
-                "is an ordinary attr"
-            } else {
-                "are ordinary attrs"
-            },
-        ));
-    }
-    out
-}
+/// Per kind: (verb for one attr, verb for several, the fix before the op's name, after it).
+const FIXES: [(Kind, &str, &str, &str, &str); 3] = [
+    (
+        Kind::ResourceName,
+        " names",
+        " name",
+        " a resource, so give resources anonymous names (TF's fix; resourceNames: 'anonymous' for \
+         model loads) and one kernel serves them all",
+        "",
+    ),
+    (
+        Kind::Value,
+        " carries",
+        " carry",
+        " a value, so exclude ",
+        " from the cache (cache.exclude), as TF does for ops whose key is unique by nature",
+    ),
+    (
+        Kind::Other,
+        " is an ordinary attr",
+        " are ordinary attrs",
+        " that the caller sets differently on almost every call, and no cache setting can \
+         canonicalize that: pass values that repeat, or exclude ",
+        " from the cache (cache.exclude) to stop the growth",
+    ),
+];
 
-/// `shared_name (~1,000 values, e.g. "a_1", "b_2")`.
-fn describe(a: &AttrStats) -> String {
-    let examples = if a.examples.is_empty() {
-        String::new()
-    } else {
-        format!(", e.g. {}", a.examples.join(", "))
-    };
-    format!(
-        "{} ({}{} values{examples})",
-        a.name,
-        if a.distinct_exact { "" } else { "~" },
-        group_thousands(a.distinct_values),
-    )
-}
-
-/// `a`, `a and b`, `a, b and c`.
-fn join<S: AsRef<str>>(items: &[S]) -> String {
-    let mut out = String::new();
-    for (i, s) in items.iter().enumerate() {
-        if i > 0 {
-            out += if i + 1 == items.len() { " and " } else { ", " };
+/// One clause per kind of culprit, in `FIXES` order, joined by "; ".
+fn fixes(m: &mut String, op: &str, culprits: &[&AttrStats]) {
+    let mut first = true;
+    for (k, one, many, before, after) in FIXES {
+        let these: Vec<&AttrStats> = culprits.iter().copied().filter(|a| kind(a) == k).collect();
+        if these.is_empty() {
+            continue;
         }
-        out += s.as_ref();
+        if !first {
+            put(m, "; ");
+        }
+        first = false;
+        list(m, &these, false);
+        put(m, if these.len() == 1 { one } else { many });
+        put(m, before);
+        if !after.is_empty() {
+            put(m, op);
+            put(m, after);
+        }
     }
-    out
 }
 
-pub(crate) fn group_thousands(n: u64) -> String {
+/// `a`, `a and b`, `a, b and c`; with `values`, each as `shared_name (~1,000 values, e.g. "a_1",
+/// "b_2")`.
+fn list(m: &mut String, attrs: &[&AttrStats], values: bool) {
+    for (i, a) in attrs.iter().enumerate() {
+        if i > 0 {
+            put(m, if i + 1 == attrs.len() { " and " } else { ", " });
+        }
+        put(m, a.name);
+        if values {
+            put(m, " (");
+            count(m, a.distinct_values, a.distinct_exact);
+            put(m, " values");
+            for (j, e) in a.examples.iter().enumerate() {
+                put(m, if j == 0 { ", e.g. " } else { ", " });
+                put(m, e);
+            }
+            put(m, ")");
+        }
+    }
+}
+
+/// `n` with thousands separators, `~` before it when estimated.
+fn count(m: &mut String, n: u64, exact: bool) {
+    if !exact {
+        m.push('~');
+    }
     let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
         if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
+            m.push(',');
         }
-        out.push(c);
+        m.push(c);
     }
-    out
+}
+
+/// `push_str`, out of line: one call per piece instead of an inlined capacity check each.
+#[inline(never)]
+fn put(m: &mut String, s: &str) {
+    m.push_str(s);
 }

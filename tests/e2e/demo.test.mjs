@@ -182,7 +182,7 @@ function inspectorRows(page) {
     Object.fromEntries(
       [...document.querySelectorAll('[data-lane-card]')].map((c) => [
         c.dataset.laneCard,
-        [...c.querySelectorAll('.inspector tbody tr')].map((tr) => ({ op: tr.dataset.op, varying: tr.dataset.varying })),
+        [...c.querySelectorAll('.inspector li[data-op]')].map((li) => ({ op: li.dataset.op, varying: li.dataset.varying })),
       ]),
     ),
   );
@@ -220,6 +220,7 @@ async function assertInspector(page) {
     card,
   );
   assert.equal((await inspectorRows(page)).tf22[0].op, 'VarHandleOp');
+  await page.locator('[data-lane-card="tf22"]').screenshot({ path: join(artifacts, 'demo-inspector.png') });
 }
 
 test('phone width (390x844): the page renders without horizontal overflow', { timeout: 120_000 }, async () => {
