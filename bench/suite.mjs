@@ -453,8 +453,10 @@ function makeCases(R, data) {
 
   // ---- 5. sample models
   // mlp and mobilenet also run in ORT (ONNX translations in bench/models); cnn and lstm (5 unrolled
-  // LSTM steps: Split, Sigmoid, Tanh, Mul, small MatMuls) are TF.js only.
-  for (const name of ['mlp', 'mobilenet', 'cnn', 'lstm']) {
+  // LSTM steps: Split, Sigmoid, Tanh, Mul, small MatMuls) are TF.js only; gru (Keras GRU with
+  // unroll=False: a v1 while loop over TensorLists) runs through TF.js's executeAsync.
+  for (const name of ['mlp', 'mobilenet', 'cnn', 'lstm', 'gru']) {
+    const loops = name === 'gru';
     const hasOnnx = name === 'mlp' || name === 'mobilenet';
     const noOnnx = () => na('no ONNX version of this model');
     const dir = `tests/fixtures/models/${name}`;
@@ -482,7 +484,7 @@ function makeCases(R, data) {
 
     const eagerLoad = async (E, fx) => {
       const ops = new Set(fx.modelJson.modelTopology.node.map((n) => n.op));
-      const missing = [...ops].filter((o) => !E.ops.has(o));
+      const missing = [...ops].filter((o) => !E.ops.has(o) && !CONTROL_FLOW.has(o));
       if (missing.length) na(`model ops not in eager-wasm yet: ${missing.join(', ')}`);
       return E.ctx.loadGraphModel({ modelJson: fx.modelJson, weights: fx.weights });
     };
@@ -505,8 +507,15 @@ function makeCases(R, data) {
           userDefinedMetadata: fx.modelJson.userDefinedMetadata,
         }),
       );
+    // A control-flow model must run through executeAsync in TF.js.
     const tfjsPredict = (T, model, fx) => {
       const x = T.tf.tensor(fx.x, fx.shape);
+      if (loops) {
+        return model.executeAsync(x).then((y) => {
+          x.dispose();
+          return readAndDispose(y);
+        });
+      }
       const v = readAndDispose(model.predict(x));
       x.dispose();
       return v;
@@ -527,7 +536,7 @@ function makeCases(R, data) {
       tfjs: async (T) => {
         const fx = await fixture();
         const model = await tfjsLoad(T, fx);
-        return { step: () => tfjsPredict(T, model, fx), dispose: () => model.dispose() };
+        return { step: () => tfjsPredict(T, model, fx), async: loops, dispose: () => model.dispose() };
       },
       ort: async (O) => {
         if (!hasOnnx) noOnnx();
@@ -557,7 +566,7 @@ function makeCases(R, data) {
         const fx = await fixture();
         const step = async () => {
           const model = await tfjsLoad(T, fx);
-          const v = tfjsPredict(T, model, fx);
+          const v = await tfjsPredict(T, model, fx);
           model.dispose();
           return v;
         };
@@ -578,6 +587,9 @@ function makeCases(R, data) {
   }
   return cases;
 }
+
+/** Ops the model executor runs itself (not registered as kernels). */
+const CONTROL_FLOW = new Set(['Enter', 'Exit', 'Merge', 'Switch', 'NextIteration', 'LoopCond']);
 
 // ------------------------------------------------------------------------------------ driver
 
