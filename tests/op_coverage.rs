@@ -97,14 +97,9 @@ const NOT_REGISTERED: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
-        "image/ragged",
-        "in scope but not done yet (issue 16): projective transforms, ragged tensors",
-        &[
-            "ImageProjectiveTransformV3",
-            "RaggedGather",
-            "RaggedRange",
-            "RaggedTensorToTensor",
-        ],
+        "ragged",
+        "in scope but not done yet (issue 16): ragged tensors",
+        &["RaggedGather", "RaggedRange", "RaggedTensorToTensor"],
     ),
     (
         "tfdf",

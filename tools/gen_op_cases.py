@@ -1312,6 +1312,26 @@ def gen_image_more():
          {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "VALID"})
     case("dilation_depth_mismatch", "Dilation2D", {"input": x, "filter": f(2, 2, 2)},
          {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "SAME"}, error=True)
+    img = f(2, 5, 6, 2)
+    rot = c([[0.9, -0.3, 1.0, 0.3, 0.9, -0.5, 0.0, 0.0]], F32)
+    persp = c([[1.0, 0.1, 0.5, 0.05, 1.1, -0.3, 0.02, -0.01], [0.8, 0.0, 2.0, 0.0, 0.8, 1.0, 0.0, 0.0]], F32)
+    for mode in ("CONSTANT", "REFLECT", "WRAP", "NEAREST"):
+        for interp in ("NEAREST", "BILINEAR"):
+            case("ipt_%s_%s" % (mode.lower(), interp.lower()), "ImageProjectiveTransformV3",
+                 {"images": img, "transforms": persp if mode == "REFLECT" else rot, "output_shape": c([7, 4]),
+                  "fill_value": c(0.5, F32)}, {"interpolation": interp, "fill_mode": mode})
+    case("ipt_shift_far_wrap", "ImageProjectiveTransformV3",
+         {"images": img, "transforms": c([[1, 0, -13.5, 0, 1, 9.25, 0, 0]], F32), "output_shape": c([5, 6]),
+          "fill_value": c(0.0, F32)}, {"interpolation": "BILINEAR", "fill_mode": "WRAP"})
+    case("ipt_shift_far_reflect", "ImageProjectiveTransformV3",
+         {"images": img, "transforms": c([[1, 0, 17.5, 0, 1, -11.0, 0, 0]], F32), "output_shape": c([5, 6]),
+          "fill_value": c(0.0, F32)}, {"interpolation": "NEAREST", "fill_mode": "REFLECT"})
+    case("ipt_int32", "ImageProjectiveTransformV3",
+         {"images": i(1, 4, 4, 1), "transforms": rot, "output_shape": c([4, 4]), "fill_value": c(2.7, F32)},
+         {"interpolation": "BILINEAR", "fill_mode": "CONSTANT"})
+    case("ipt_bad_transform", "ImageProjectiveTransformV3",
+         {"images": img, "transforms": f(3, 8), "output_shape": c([4, 4]), "fill_value": c(0.0, F32)},
+         {"interpolation": "NEAREST", "fill_mode": "CONSTANT"}, error=True)
 
 
 def gen_tfjs_only():

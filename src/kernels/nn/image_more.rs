@@ -1,6 +1,7 @@
 //! Rarer image ops of detection and segmentation models, as TF's CPU kernels compute them:
 //! CropAndResize (bilinear / nearest, extrapolation value), MaxPoolWithArgmax and Dilation2D
-//! (grayscale morphological dilation). Plain loops: none is hot.
+//! (grayscale morphological dilation), ImageProjectiveTransformV3 (Keras' random rotation /
+//! translation layers). Plain loops: none is hot.
 
 use super::window::{dims4, padding_attr, spatial_pair, windowed_output, Padding};
 use crate::kernels::math::cast_tensor;
@@ -33,6 +34,20 @@ pub fn register(reg: &mut Registry) {
             .enum_attr("padding", &["SAME", "VALID"], None)
             .bool_attr("include_batch_in_index", false)
             .type_attr("T", WITH_U8),
+    );
+    reg.add(
+        OpBuilder::new("ImageProjectiveTransformV3", Simple(projective_transform))
+            .input("images", "dtype")
+            .fixed_input("transforms", DType::Float32)
+            .fixed_input("output_shape", DType::Int32)
+            .fixed_input("fill_value", DType::Float32)
+            .type_attr("dtype", WITH_U8)
+            .enum_attr("interpolation", &["NEAREST", "BILINEAR"], None)
+            .enum_attr(
+                "fill_mode",
+                &["REFLECT", "WRAP", "CONSTANT", "NEAREST"],
+                Some("CONSTANT"),
+            ),
     );
     reg.add(
         OpBuilder::new("Dilation2D", Simple(dilation2d))
@@ -303,4 +318,147 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
             shape,
         )
     })?])
+}
+
+/// TF's `MapCoordinate`: folds an out-of-range source coordinate back into `[0, len - 1]` by the
+/// fill mode (CONSTANT leaves it, for the fill value to apply).
+fn map_coordinate(mode: &str, c: f32, len: usize) -> f32 {
+    let lenf = len as f32;
+    let clamp = |v: f32| v.clamp(0.0, lenf - 1.0);
+    match mode {
+        "REFLECT" => {
+            let mut v = c;
+            if v < 0.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz2 = 2.0 * lenf;
+                    if v < sz2 {
+                        v += sz2 * (-v / sz2).trunc();
+                    }
+                    v = if v < -lenf { v + sz2 } else { -v - 1.0 };
+                }
+            } else if v > lenf - 1.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz2 = 2.0 * lenf;
+                    v -= sz2 * (v / sz2).trunc();
+                    if v >= lenf {
+                        v = sz2 - v - 1.0;
+                    }
+                }
+            }
+            clamp(v)
+        }
+        "WRAP" => {
+            let mut v = c;
+            if v < 0.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz = lenf - 1.0;
+                    v += lenf * ((-v / sz).trunc() + 1.0);
+                }
+            } else if v > lenf - 1.0 {
+                if len <= 1 {
+                    v = 0.0;
+                } else {
+                    let sz = lenf - 1.0;
+                    v -= lenf * (v / sz).trunc();
+                }
+            }
+            clamp(v)
+        }
+        "NEAREST" => clamp(c),
+        _ => c,
+    }
+}
+
+fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
+    let (images, transforms, out_shape, fill) = (&i[0], &i[1], &i[2], &i[3]);
+    let [b, h, w, c] = dims4("ImageProjectiveTransformV3", "images", images.dims())?;
+    let td = transforms.dims();
+    if transforms.rank() != 2 || td[1] != 8 || (td[0] != 1 && td[0] != b) {
+        return Err(invalid_argument(format!(
+            "Input transform should be num_images x 8 or 1 x 8, got shape {}",
+            transforms.shape()
+        )));
+    }
+    let os = out_shape.as_slice::<i32>()?;
+    if out_shape.rank() != 1 || os.len() != 2 {
+        return Err(invalid_argument(format!(
+            "output shape must be 1-dimensional with two elements, got shape {}",
+            out_shape.shape()
+        )));
+    }
+    if os[0] <= 0 || os[1] <= 0 {
+        return Err(invalid_argument("output dimensions must be positive"));
+    }
+    if fill.rank() != 0 {
+        return Err(invalid_argument(format!(
+            "fill_value must be a scalar, got shape {}",
+            fill.shape()
+        )));
+    }
+    let (oh, ow) = (os[0] as usize, os[1] as usize);
+    let shape = Shape::new(vec![b, oh, ow, c])?;
+    let mode = a.string("fill_mode")?;
+    let bilinear = a.string("interpolation")? == "BILINEAR";
+    let dtype = images.dtype();
+    // The fill value as T, then as float for interpolation, as TF's generator sees it.
+    let fill_t = cast_tensor(&cast_tensor(fill, dtype)?, DType::Float32)?;
+    let fv = fill_t.f32s()?[0];
+    let img = cast_tensor(images, DType::Float32)?;
+    let (px, tf) = (img.f32s()?, transforms.f32s()?);
+    let mut out = try_alloc::<f32>(shape.num_elements())?;
+    let read = |k: usize, y: i64, x: i64, ch: usize| -> f32 {
+        if y >= 0 && (y as usize) < h && x >= 0 && (x as usize) < w {
+            px[((k * h + y as usize) * w + x as usize) * c + ch]
+        } else {
+            fv
+        }
+    };
+    let mut o = 0;
+    for k in 0..b {
+        let t = if td[0] == 1 {
+            &tf[..8]
+        } else {
+            &tf[k * 8..k * 8 + 8]
+        };
+        for y in 0..oh {
+            for x in 0..ow {
+                let (xf, yf) = (x as f32, y as f32);
+                let proj = t[6] * xf + t[7] * yf + 1.0;
+                let (sx, sy) = if proj == 0.0 {
+                    (f32::NAN, f32::NAN)
+                } else {
+                    (
+                        map_coordinate(&mode, (t[0] * xf + t[1] * yf + t[2]) / proj, w),
+                        map_coordinate(&mode, (t[3] * xf + t[4] * yf + t[5]) / proj, h),
+                    )
+                };
+                // Out-of-image taps read the fill value one by one (TF 2.18 has no early
+                // whole-pixel fill for CONSTANT); only an infinite projection fills outright.
+                let outside = proj == 0.0;
+                for ch in 0..c {
+                    out[o] = if outside {
+                        fv
+                    } else if !bilinear {
+                        read(k, sy.round() as i64, sx.round() as i64, ch)
+                    } else {
+                        let (y0, x0) = (sy.floor(), sx.floor());
+                        let (y1, x1) = (y0 + 1.0, x0 + 1.0);
+                        let top = (x1 - sx) * read(k, y0 as i64, x0 as i64, ch)
+                            + (sx - x0) * read(k, y0 as i64, x1 as i64, ch);
+                        let bottom = (x1 - sx) * read(k, y1 as i64, x0 as i64, ch)
+                            + (sx - x0) * read(k, y1 as i64, x1 as i64, ch);
+                        (y1 - sy) * top + (sy - y0) * bottom
+                    };
+                    o += 1;
+                }
+            }
+        }
+    }
+    Ok(vec![cast_tensor(&Tensor::from_vec(shape, out)?, dtype)?])
 }
