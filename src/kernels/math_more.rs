@@ -2,7 +2,7 @@
 //! Bincount/DenseBincount, FakeQuantWithMinMaxVars and LRN. Plain loops, generic where TF is.
 
 use super::array::{assemble::assemble, gather_strided, int_scalar};
-use super::num::{int_tensor, prod, Num, WITH_U8};
+use super::num::{int_tensor, narrow, prod, widen, Num, WITH_U8};
 use super::reduce::reduce_axes;
 use super::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::{ANY, FLOAT, INDEX, NUMERIC};
@@ -105,6 +105,7 @@ fn bound(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         }
         Ok(out)
     }
+    let (sorted, values) = (&widen(sorted)?, &widen(values)?);
     let idx = crate::with_num!(sorted.dtype(), a.op(), T, {
         run::<T>(sorted, values, n, m, upper)
     })?;
@@ -273,12 +274,15 @@ fn bincount(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     } else {
         vec![size]
     };
-    Ok(vec![crate::with_num!(weights.dtype(), a.op(), T, {
+    let dtype = weights.dtype();
+    let weights = &widen(weights)?;
+    let out = crate::with_num!(weights.dtype(), a.op(), T, {
         Tensor::from_vec(
             Shape::new(dims)?,
             run::<T>(&idx, weights, (rows, cols, size), binary)?,
         )
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 fn fake_quant(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {

@@ -1,7 +1,7 @@
 //! Sparse-tensor helpers TF.js models carry (feature columns, embeddings): SparseSegmentSum and
 //! SparseSegmentMean, SparseReshape, SparseFillEmptyRows. Indices are int64 as in TF.
 
-use super::super::num::{prod, Num};
+use super::super::num::{i64_key, narrow, prod, sort_by_keys, widen, Num};
 use super::super::{KernelContext, KernelFactory::Simple};
 use super::assemble::assemble;
 use super::int_vector;
@@ -117,9 +117,12 @@ fn segment(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         }
         Tensor::from_vec(shape, out)
     }
-    Ok(vec![crate::with_num!(data.dtype(), a.op(), T, {
+    let dtype = data.dtype();
+    let data = &widen(data)?;
+    let out = crate::with_num!(data.dtype(), a.op(), T, {
         run::<T>(data, (&idx, &ids), inner, shape, mean)
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 fn sparse_reshape(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -271,7 +274,8 @@ fn fill_empty_rows(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
     }
     // Entries grouped by row, input order within a row; an empty row gets the default.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&k| idx[k * r]);
+    let row_keys: Vec<u64> = (0..n).map(|k| i64_key(idx[k * r])).collect();
+    sort_by_keys(&mut order, &row_keys, false);
     let total = n + empty.iter().filter(|&&e| e).count();
     let mut out_idx = try_alloc::<i64>(total * r)?;
     let mut reverse = try_alloc::<i64>(n)?;

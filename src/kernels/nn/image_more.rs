@@ -5,7 +5,7 @@
 
 use super::window::{dims4, padding_attr, spatial_pair, windowed_output, Padding};
 use crate::kernels::math::cast_tensor;
-use crate::kernels::num::{Num, WITH_U8};
+use crate::kernels::num::{narrow, widen, Num, WITH_U8};
 use crate::kernels::{KernelContext, KernelFactory::Simple};
 use crate::ops::def::INDEX;
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -236,12 +236,14 @@ fn max_pool_argmax(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
         Ok((out, arg))
     }
     let geo = (oh, ow, pt, pl);
+    let dtype = x.dtype();
+    let x = &widen(x)?;
     let (values, arg) = crate::with_num!(x.dtype(), "MaxPoolWithArgmax", T, {
         let (o, g) = run::<T>(x, [n, h, w, c], geo, (k, s), with_batch)?;
         Ok((Tensor::from_vec(shape.clone(), o)?, g))
     })?;
     let argmax = crate::kernels::num::int_tensor(a.dtype("Targmax")?, shape.dims(), &arg)?;
-    Ok(vec![values, argmax])
+    Ok(vec![narrow(values, dtype)?, argmax])
 }
 
 fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -307,7 +309,9 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
         }
         Tensor::from_vec(shape, out)
     }
-    Ok(vec![crate::with_num!(x.dtype(), "Dilation2D", T, {
+    let dtype = x.dtype();
+    let (x, f) = (&widen(x)?, &widen(f)?);
+    let out = crate::with_num!(x.dtype(), "Dilation2D", T, {
         run::<T>(
             x,
             f,
@@ -317,7 +321,8 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
             (s, r),
             shape,
         )
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 /// TF's `MapCoordinate`: folds an out-of-range source coordinate back into `[0, len - 1]` by the
