@@ -188,7 +188,10 @@ fn sparse_reshape(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Out
         s
     };
     let (so, sn) = (stride(&old), stride(&new));
-    let mut out = try_alloc::<i64>(n * new.len())?;
+    let len = n
+        .checked_mul(new.len())
+        .ok_or_else(|| invalid_argument("SparseReshape: output indices too large"))?;
+    let mut out = try_alloc::<i64>(len)?;
     for row in 0..n {
         // Wrapping: indices are not checked against the shape (as in TF), only never panic.
         let flat = (0..r).fold(0i64, |a, k| {
@@ -277,7 +280,10 @@ fn fill_empty_rows(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
     let row_keys: Vec<u64> = (0..n).map(|k| i64_key(idx[k * r])).collect();
     sort_by_keys(&mut order, &row_keys, false);
     let total = n + empty.iter().filter(|&&e| e).count();
-    let mut out_idx = try_alloc::<i64>(total * r)?;
+    let len = total
+        .checked_mul(r)
+        .ok_or_else(|| invalid_argument("SparseFillEmptyRows: output indices too large"))?;
+    let mut out_idx = try_alloc::<i64>(len)?;
     let mut reverse = try_alloc::<i64>(n)?;
     let mut picks: Vec<Option<usize>> = Vec::with_capacity(total);
     let (mut o, mut next) = (0, 0);
