@@ -329,7 +329,9 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
 /// fill mode (CONSTANT leaves it, for the fill value to apply).
 fn map_coordinate(mode: &str, c: f32, len: usize) -> f32 {
     let lenf = len as f32;
-    let clamp = |v: f32| v.clamp(0.0, lenf - 1.0);
+    // Eigen's clamp (max, then min): an empty axis gives -1, read as the fill value; f32::clamp
+    // would panic there.
+    let clamp = |v: f32| v.max(0.0).min(lenf - 1.0);
     match mode {
         "REFLECT" => {
             let mut v = c;
@@ -466,4 +468,36 @@ fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) 
         }
     }
     Ok(vec![cast_tensor(&Tensor::from_vec(shape, out)?, dtype)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AttrValue, EagerContext, Tensor};
+
+    /// An image with an empty width: every output pixel is the fill value, no clamp panic.
+    #[test]
+    fn projective_transform_of_an_empty_axis_fills() {
+        let mut ctx = EagerContext::default();
+        let images = Tensor::from_slice(&[1, 2, 0, 1], &[] as &[f32]).unwrap();
+        let t = Tensor::from_slice(&[1, 8], &[1f32, 0., 0., 0., 1., 0., 0., 0.]).unwrap();
+        let size = Tensor::from_slice(&[2], &[2i32, 2]).unwrap();
+        for mode in ["REFLECT", "WRAP", "NEAREST", "CONSTANT"] {
+            let out = ctx
+                .execute(
+                    "ImageProjectiveTransformV3",
+                    &[
+                        images.clone(),
+                        t.clone(),
+                        size.clone(),
+                        Tensor::scalar(3f32),
+                    ],
+                    vec![
+                        ("interpolation", AttrValue::Str(b"BILINEAR".to_vec())),
+                        ("fill_mode", AttrValue::Str(mode.as_bytes().to_vec())),
+                    ],
+                )
+                .unwrap();
+            assert_eq!(out[0].f32s().unwrap(), &[3f32; 4], "{mode}");
+        }
+    }
 }
