@@ -5,7 +5,7 @@
 use super::array::int_scalar;
 use super::broadcast::binary_map_fn;
 use super::math::unary_map_fn;
-use super::num::{norm_axis, prod, Num, WITH_U8};
+use super::num::{narrow, norm_axis, prod, widen, Num, WITH_U8};
 use crate::ops::def::{FLOAT, INDEX, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -170,9 +170,10 @@ fn clip_by_value(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outp
         }
         Tensor::from_vec(t.shape().clone(), out)
     }
-    Ok(vec![crate::with_num!(t.dtype(), "ClipByValue", T, {
-        clip::<T>(t, lo, hi)
-    })?])
+    let dtype = t.dtype();
+    let (t, lo, hi) = (&widen(t)?, &widen(lo)?, &widen(hi)?);
+    let out = crate::with_num!(t.dtype(), "ClipByValue", T, { clip::<T>(t, lo, hi) })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 /// Cumsum / Cumprod along `axis`, optionally exclusive (shifted by one) and/or reversed.
@@ -222,7 +223,10 @@ fn scan(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         Tensor::from_vec(x.shape().clone(), out)
     }
     let geo = (outer, len, inner);
-    Ok(vec![crate::with_num!(x.dtype(), a.op(), T, {
+    let dtype = x.dtype();
+    let x = &widen(x)?;
+    let out = crate::with_num!(x.dtype(), a.op(), T, {
         run::<T>(x, geo, exclusive, reverse, product)
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }

@@ -2,7 +2,7 @@
 //! Bincount/DenseBincount, FakeQuantWithMinMaxVars and LRN. Plain loops, generic where TF is.
 
 use super::array::{assemble::assemble, gather_strided, int_scalar};
-use super::num::{int_tensor, prod, Num, WITH_U8};
+use super::num::{int_tensor, narrow, prod, widen, Num, WITH_U8};
 use super::reduce::reduce_axes;
 use crate::ops::def::{ANY, FLOAT, INDEX, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
@@ -105,6 +105,7 @@ fn bound(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         }
         Ok(out)
     }
+    let (sorted, values) = (&widen(sorted)?, &widen(values)?);
     let idx = crate::with_num!(sorted.dtype(), a.op(), T, {
         run::<T>(sorted, values, n, m, upper)
     })?;
@@ -273,12 +274,15 @@ fn bincount(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     } else {
         vec![size]
     };
-    Ok(vec![crate::with_num!(weights.dtype(), a.op(), T, {
+    let dtype = weights.dtype();
+    let weights = &widen(weights)?;
+    let out = crate::with_num!(weights.dtype(), a.op(), T, {
         Tensor::from_vec(
             Shape::new(dims)?,
             run::<T>(&idx, weights, (rows, cols, size), binary)?,
         )
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 fn fake_quant(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -317,7 +321,8 @@ fn fake_quant(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
     let (lo, hi) = ((quant_min - zero) * scale, (quant_max - zero) * scale);
     let inv = 1.0 / scale;
     Ok(vec![super::math::unary_map::<f32, f32>(&i[0], |x| {
-        let c = x.clamp(lo, hi);
+        // max-then-min, not f32::clamp: NaN bounds (found by fuzzing) must not panic.
+        let c = x.max(lo).min(hi);
         ((c - lo) * inv + 0.5).floor() * scale + lo
     })?])
 }
@@ -352,4 +357,25 @@ fn lrn(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         }
     }
     Ok(vec![Tensor::from_vec(x.shape().clone(), out)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AttrValue, EagerContext, Tensor};
+
+    /// Found by fuzzing: NaN bounds made `f32::clamp` panic in FakeQuantWithMinMaxVars.
+    #[test]
+    fn fake_quant_with_nan_bounds_does_not_panic() {
+        let mut ctx = EagerContext::default();
+        let x = Tensor::from_slice(&[3], &[0.5f32, -1.0, 2.0]).unwrap();
+        let nan = Tensor::scalar(f32::NAN);
+        let out = ctx
+            .execute(
+                "FakeQuantWithMinMaxVars",
+                &[x, nan.clone(), nan],
+                Vec::<(&str, AttrValue)>::new(),
+            )
+            .unwrap();
+        assert!(out[0].f32s().unwrap().iter().all(|v| v.is_nan()));
+    }
 }

@@ -57,8 +57,23 @@ impl Num for f32 {
 /// The numeric dtypes with uint8 (image data): for ops that TF.js models apply to images.
 pub const WITH_U8: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::UInt8];
 
-/// Runs `$body` with `$T` bound to the element type of a numeric `$dtype` (float32, int32,
-/// int64, uint8); other dtypes are InvalidArgument naming `$op`.
+/// Integer tensors as int64 (float32 as is): the generic kernels are instantiated for f32 and i64
+/// only, which keeps them small; [`narrow`] casts results back (wrapping, as the narrower type's
+/// own arithmetic would: sums, products and orderings agree modulo 2^bits).
+pub fn widen(t: &Tensor) -> Result<Tensor> {
+    match t.dtype() {
+        DType::Int32 | DType::UInt8 => crate::kernels::math::cast_tensor(t, DType::Int64),
+        _ => Ok(t.clone()),
+    }
+}
+
+/// `t` (from a widened computation) back as `dtype`.
+pub fn narrow(t: Tensor, dtype: DType) -> Result<Tensor> {
+    crate::kernels::math::cast_tensor(&t, dtype)
+}
+
+/// Runs `$body` with `$T` bound to the element type of a float32 or (widened) int64 `$dtype`;
+/// other dtypes are InvalidArgument naming `$op`. Callers pass tensors through [`widen`] first.
 #[macro_export]
 macro_rules! with_num {
     ($dtype:expr, $op:expr, $T:ident, $body:block) => {
@@ -67,16 +82,8 @@ macro_rules! with_num {
                 type $T = f32;
                 $body
             }
-            $crate::tensor::DType::Int32 => {
-                type $T = i32;
-                $body
-            }
             $crate::tensor::DType::Int64 => {
                 type $T = i64;
-                $body
-            }
-            $crate::tensor::DType::UInt8 => {
-                type $T = u8;
                 $body
             }
             d => Err($crate::kernels::num::unsupported($op, d)),
@@ -135,4 +142,52 @@ pub fn f32_scalar(t: &Tensor, what: &str) -> Result<f32> {
 /// Product of dims (element count of a sub-shape).
 pub fn prod(d: &[usize]) -> usize {
     d.iter().product()
+}
+
+/// Stably sorts `idx` by `keys[i]` (descending when `desc`): the one sort the rare kernels share,
+/// a plain bottom-up merge sort (the standard library's sorts cost 14 KB of wasm per instance).
+#[inline(never)]
+pub fn sort_by_keys(idx: &mut [usize], keys: &[u64], desc: bool) {
+    let n = idx.len();
+    let before = |a: usize, b: usize| {
+        if desc {
+            keys[a] > keys[b]
+        } else {
+            keys[a] < keys[b]
+        }
+    };
+    let mut buf = idx.to_vec();
+    let mut width = 1;
+    while width < n {
+        let mut lo = 0;
+        while lo < n {
+            let mid = (lo + width).min(n);
+            let hi = (lo + 2 * width).min(n);
+            let (mut i, mut j) = (lo, mid);
+            for slot in &mut buf[lo..hi] {
+                // Take from the right run only when strictly before: equal keys keep their order.
+                if j < hi && (i >= mid || before(idx[j], idx[i])) {
+                    *slot = idx[j];
+                    j += 1;
+                } else {
+                    *slot = idx[i];
+                    i += 1;
+                }
+            }
+            lo = hi;
+        }
+        idx.copy_from_slice(&buf);
+        width *= 2;
+    }
+}
+
+/// An order-preserving u64 key of an f32 (IEEE total order: NaN above +inf).
+pub fn f32_key(v: f32) -> u64 {
+    let b = v.to_bits();
+    (if b >> 31 == 1 { !b } else { b | 1 << 31 }) as u64
+}
+
+/// An order-preserving u64 key of an i64.
+pub fn i64_key(v: i64) -> u64 {
+    (v as u64) ^ (1 << 63)
 }

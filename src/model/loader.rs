@@ -274,7 +274,7 @@ fn plan<'m>(
     let index = index_nodes(nodes)?;
     let edges = resolve_edges(nodes, &index)?;
 
-    let (mut inputs, outputs) = match &m.signature {
+    let (inputs, outputs) = match &m.signature {
         // A signature listing outputs only takes the graph's Placeholders as inputs (TF.js).
         Some(sig) if sig.inputs.is_empty() && !sig.outputs.is_empty() => (
             default_signature(nodes)?.0,
@@ -314,7 +314,9 @@ fn plan<'m>(
     let is_optional = |info: &TensorInfo| {
         locate(info).is_ok_and(|(i, _)| nodes[i].op == "PlaceholderWithDefault")
     };
-    inputs.sort_by_key(|info| is_optional(info));
+    let (mut inputs, optional_inputs): (Vec<_>, Vec<_>) =
+        inputs.into_iter().partition(|info| !is_optional(info));
+    inputs.extend(optional_inputs);
     let optional: Vec<bool> = inputs.iter().map(is_optional).collect();
     let mut feed_of: HashMap<usize, usize, FastBuild> = HashMap::default();
     for (k, info) in inputs.iter().enumerate() {

@@ -3,13 +3,16 @@
 
 use super::assemble::assemble;
 use super::{int_scalar, int_vector};
-use crate::kernels::num::{int_tensor, norm_axis, prod, Num, WITH_U8};
+use crate::hash::FastBuild;
+use crate::kernels::num::{
+    f32_key, i64_key, int_tensor, norm_axis, prod, sort_by_keys, widen, WITH_U8,
+};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{DType, Shape, Tensor};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 type Outputs = Result<Vec<Tensor>>;
 
@@ -143,25 +146,20 @@ fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
     let k = k as usize;
     let rows = prod(&d[..d.len() - 1]);
     // `sorted = false` leaves the order unspecified in TF; the sorted order is one valid choice.
-    fn order<T: Num>(x: &Tensor, rows: usize, n: usize, k: usize) -> Result<Vec<usize>> {
-        let v = x.as_slice::<T>()?;
-        let mut picked = Vec::with_capacity(rows * k);
-        let mut idx: Vec<usize> = Vec::with_capacity(n);
-        for r in 0..rows {
-            let row = &v[r * n..(r + 1) * n];
-            idx.clear();
-            idx.extend(0..n);
-            // Stable: equal values keep the lower index first, as TF.
-            idx.sort_by(|&i, &j| {
-                row[j]
-                    .partial_cmp(&row[i])
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
-            picked.extend(idx[..k].iter().map(|&i| r * n + i));
-        }
-        Ok(picked)
+    // Sortable keys of the (widened) values; rows sorted descending, ties by lower index.
+    let xw = &widen(x)?;
+    let keys: Vec<u64> = match xw.dtype() {
+        DType::Float32 => xw.f32s()?.iter().map(|&v| f32_key(v)).collect(),
+        _ => xw.as_slice::<i64>()?.iter().map(|&v| i64_key(v)).collect(),
+    };
+    let mut picked = Vec::with_capacity(rows * k);
+    let mut idx: Vec<usize> = Vec::with_capacity(n);
+    for r in 0..rows {
+        idx.clear();
+        idx.extend(r * n..(r + 1) * n);
+        sort_by_keys(&mut idx, &keys, true);
+        picked.extend_from_slice(&idx[..k]);
     }
-    let picked = crate::with_num!(x.dtype(), "TopKV2", T, { order::<T>(x, rows, n, k) })?;
     let mut out_dims = d.to_vec();
     out_dims[d.len() - 1] = k;
     let shape = Shape::from_dims(&out_dims)?;
@@ -226,7 +224,7 @@ fn unique(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Output
         }
         Some(v)
     };
-    let mut seen: HashMap<Vec<u64>, usize> = HashMap::new();
+    let mut seen: HashMap<Vec<u64>, usize, FastBuild> = HashMap::with_hasher(FastBuild);
     let mut firsts: Vec<usize> = Vec::new();
     let mut idx = Vec::with_capacity(len);
     for k in 0..len {
@@ -264,7 +262,8 @@ fn list_diff(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
             )));
         }
     }
-    let remove: std::collections::HashSet<u64> = keys(y)?.into_iter().flatten().collect();
+    let mut remove: HashSet<u64, FastBuild> = HashSet::with_hasher(FastBuild);
+    remove.extend(keys(y)?.into_iter().flatten());
     let kept: Vec<usize> = keys(x)?
         .iter()
         .enumerate()

@@ -3,12 +3,12 @@
 
 use super::assemble::assemble;
 use super::int_vector;
-use crate::kernels::num::{prod, Num};
+use crate::kernels::num::{narrow, prod, sort_by_keys, widen, Num};
 use crate::ops::def::{ANY, INDEX, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_alloc, Element, Shape, Tensor};
+use crate::tensor::{try_alloc, Shape, Tensor};
 
 type Outputs = Result<Vec<Tensor>>;
 
@@ -205,25 +205,72 @@ fn scatter_nd(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Ou
         }
         Tensor::from_vec(Shape::new(dims)?, out)
     }
-    Ok(vec![crate::with_num!(updates.dtype(), "ScatterNd", T, {
+    let dtype = updates.dtype();
+    let updates = &widen(updates)?;
+    let out = crate::with_num!(updates.dtype(), "ScatterNd", T, {
         run::<T>(updates, dims, &offs, slice)
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 fn tensor_scatter_update(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (tensor, indices, updates) = (&inputs[0], &inputs[1], &inputs[2]);
     let (offs, slice) = scatter_plan(tensor.dims(), indices, updates)?;
-    fn run<T: Element>(t: &Tensor, u: &Tensor, offs: &[usize], slice: usize) -> Result<Tensor> {
-        let mut out = t.as_slice::<T>()?.to_vec();
-        let src = u.as_slice::<T>()?;
-        for (k, &o) in offs.iter().enumerate() {
-            out[o * slice..(o + 1) * slice].copy_from_slice(&src[k * slice..(k + 1) * slice]);
+    let numel = tensor.num_elements();
+    Ok(vec![overlay(
+        tensor,
+        updates,
+        &offs,
+        slice,
+        numel,
+        tensor.shape().clone(),
+        false,
+    )?])
+}
+
+/// `base` (source 1: the tensor, or a scalar default when `base_is_scalar`) with the slices
+/// `offs[k]` (in slices of `slice` elements) replaced by slice `k` of `over` (source 0; a scalar
+/// `over` fills every slice); a later duplicate offset wins. Dtype-agnostic: runs for `assemble`.
+fn overlay(
+    base: &Tensor,
+    over: &Tensor,
+    offs: &[usize],
+    slice: usize,
+    numel: usize,
+    shape: Shape,
+    base_is_scalar: bool,
+) -> Result<Tensor> {
+    let mut order: Vec<usize> = (0..offs.len()).collect();
+    let keys: Vec<u64> = offs.iter().map(|&o| o as u64).collect();
+    sort_by_keys(&mut order, &keys, false);
+    let over_scalar = over.num_elements() == 1 && offs.len() != 1;
+    assemble(&[over, base], base.dtype(), shape, &mut |emit| {
+        let mut at = 0;
+        let base_run = |emit: &mut super::assemble::Emit<'_>, from: usize, to: usize| {
+            if to > from {
+                if base_is_scalar {
+                    emit(1, 0, to - from, 0);
+                } else {
+                    emit(1, from, to - from, 1);
+                }
+            }
+        };
+        for (n, &k) in order.iter().enumerate() {
+            let o = offs[k] * slice;
+            // Of equal offsets only the last (in input order) is written.
+            if order.get(n + 1).is_some_and(|&k2| offs[k2] == offs[k]) {
+                continue;
+            }
+            base_run(emit, at, o);
+            if over_scalar {
+                emit(0, 0, slice, 0);
+            } else {
+                emit(0, k * slice, slice, 1);
+            }
+            at = o + slice;
         }
-        Tensor::from_vec(t.shape().clone(), out)
-    }
-    Ok(vec![crate::with_dtype!(tensor.dtype(), T, {
-        run::<T>(tensor, updates, &offs, slice)
-    })?])
+        base_run(emit, at, numel);
+    })
 }
 
 fn sparse_to_dense(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -299,16 +346,9 @@ fn sparse_to_dense(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) 
     }
     let offs = slice_offsets(&idx, depth, &out_dims, "output shape")
         .map_err(|_| invalid_argument("Indices are not valid (out of bounds)."))?;
-    fn run<T: Element>(v: &Tensor, d: &Tensor, dims: Vec<usize>, offs: &[usize]) -> Result<Tensor> {
-        let (vs, dv) = (v.as_slice::<T>()?, d.as_slice::<T>()?[0]);
-        let mut out = try_alloc::<T>(prod(&dims))?;
-        out.fill(dv);
-        for (k, &o) in offs.iter().enumerate() {
-            out[o] = if vs.len() == 1 { vs[0] } else { vs[k] };
-        }
-        Tensor::from_vec(Shape::new(dims)?, out)
-    }
-    Ok(vec![crate::with_dtype!(values.dtype(), T, {
-        run::<T>(values, default, out_dims, &offs)
-    })?])
+    let shape = Shape::new(out_dims)?;
+    let numel = shape.num_elements();
+    Ok(vec![overlay(
+        default, values, &offs, 1, numel, shape, true,
+    )?])
 }

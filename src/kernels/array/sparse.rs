@@ -3,7 +3,7 @@
 
 use super::assemble::assemble;
 use super::int_vector;
-use crate::kernels::num::{prod, Num};
+use crate::kernels::num::{i64_key, narrow, prod, sort_by_keys, widen, Num};
 use crate::ops::def::{ANY, FLOAT, INDEX, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -117,9 +117,12 @@ fn segment(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         }
         Tensor::from_vec(shape, out)
     }
-    Ok(vec![crate::with_num!(data.dtype(), a.op(), T, {
+    let dtype = data.dtype();
+    let data = &widen(data)?;
+    let out = crate::with_num!(data.dtype(), a.op(), T, {
         run::<T>(data, (&idx, &ids), inner, shape, mean)
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 fn sparse_reshape(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -185,7 +188,10 @@ fn sparse_reshape(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Out
         s
     };
     let (so, sn) = (stride(&old), stride(&new));
-    let mut out = try_alloc::<i64>(n * new.len())?;
+    let len = n
+        .checked_mul(new.len())
+        .ok_or_else(|| invalid_argument("SparseReshape: output indices too large"))?;
+    let mut out = try_alloc::<i64>(len)?;
     for row in 0..n {
         // Wrapping: indices are not checked against the shape (as in TF), only never panic.
         let flat = (0..r).fold(0i64, |a, k| {
@@ -271,9 +277,13 @@ fn fill_empty_rows(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
     }
     // Entries grouped by row, input order within a row; an empty row gets the default.
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&k| idx[k * r]);
+    let row_keys: Vec<u64> = (0..n).map(|k| i64_key(idx[k * r])).collect();
+    sort_by_keys(&mut order, &row_keys, false);
     let total = n + empty.iter().filter(|&&e| e).count();
-    let mut out_idx = try_alloc::<i64>(total * r)?;
+    let len = total
+        .checked_mul(r)
+        .ok_or_else(|| invalid_argument("SparseFillEmptyRows: output indices too large"))?;
+    let mut out_idx = try_alloc::<i64>(len)?;
     let mut reverse = try_alloc::<i64>(n)?;
     let mut picks: Vec<Option<usize>> = Vec::with_capacity(total);
     let (mut o, mut next) = (0, 0);

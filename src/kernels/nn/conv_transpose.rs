@@ -119,7 +119,11 @@ pub fn conv2d_backprop_input(
     }
     let shape = Shape::new(vec![n, h, w, ci])?;
     let mut out = try_alloc::<f32>(shape.num_elements())?;
-    let k = kh * kw * ci;
+    // Checked: with co = 0 the filter holds nothing, whatever its other dims say.
+    let k = kh
+        .checked_mul(kw)
+        .and_then(|v| v.checked_mul(ci))
+        .ok_or_else(|| invalid_argument(format!("{OP}: filter too large")))?;
     let m = oh * ow;
     if out.is_empty() || m == 0 || k == 0 || co == 0 {
         return Tensor::from_vec(shape, out);

@@ -20,6 +20,30 @@ pub fn register(reg: &mut Registry) {
     );
 }
 
+/// Size of each label (a few; a vector is smaller in wasm than a map).
+#[derive(Default)]
+struct Sizes(Vec<(u32, usize)>);
+
+impl Sizes {
+    fn get(&self, l: u32) -> Option<usize> {
+        self.0.iter().find(|e| e.0 == l).map(|e| e.1)
+    }
+    fn at(&self, l: u32) -> usize {
+        self.get(l).unwrap_or(1)
+    }
+    /// The size slot of `l`, inserted as `d` when new.
+    fn entry(&mut self, l: u32, d: usize) -> &mut usize {
+        let k = match self.0.iter().position(|e| e.0 == l) {
+            Some(k) => k,
+            None => {
+                self.0.push((l, d));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[k].1
+    }
+}
+
 /// Ellipsis dims become labels 256.. (numbered from the right, so they broadcast right-aligned).
 const ELLIPSIS: u32 = 256;
 
@@ -90,19 +114,17 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
         .map(|(k, (s, t))| expand(s, t.rank(), &format!("input {k}")))
         .collect::<Result<_>>()?;
     for l in &labels {
-        let mut seen = l.clone();
-        seen.sort_unstable();
-        if seen.windows(2).any(|w| w[0] == w[1]) {
+        if (1..l.len()).any(|k| l[..k].contains(&l[k])) {
             return Err(unimplemented(format!(
                 "Einsum: a label repeated within one operand (a diagonal) is not supported: '{eq}'"
             )));
         }
     }
     // Sizes of every label: equal where shared, except ellipsis dims, which broadcast from 1.
-    let mut size = std::collections::BTreeMap::<u32, usize>::new();
+    let mut size = Sizes::default();
     for (l, t) in labels.iter().zip(inputs) {
         for (&lab, &d) in l.iter().zip(t.dims()) {
-            let s = size.entry(lab).or_insert(d);
+            let s = size.entry(lab, d);
             if *s != d {
                 if lab >= ELLIPSIS && (*s == 1 || d == 1) {
                     // Broadcast: a size-1 dim stretches to the other (even to 0).
@@ -121,20 +143,29 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
         }
     }
     let rank = r.chars().filter(|c| c.is_ascii_alphabetic()).count()
-        + size.keys().filter(|&&l| l >= ELLIPSIS).count() * usize::from(r.contains("..."));
+        + size.0.iter().filter(|&&(l, _)| l >= ELLIPSIS).count() * usize::from(r.contains("..."));
     let out_labels = expand(r, rank, "the output")?;
-    if let Some(&l) = out_labels.iter().find(|l| !size.contains_key(l)) {
+    if let Some(&l) = out_labels.iter().find(|&&l| size.get(l).is_none()) {
         return Err(invalid_argument(format!(
             "Einsum: output label '{}' appears in no input (equation '{eq}')",
             label_name(l)
         )));
     }
-    let contracted: Vec<u32> = size
-        .keys()
-        .copied()
+    // Contracted labels in a fixed (sorted) order.
+    let mut contracted: Vec<u32> = size
+        .0
+        .iter()
+        .map(|&(l, _)| l)
         .filter(|l| !out_labels.contains(l))
         .collect();
-    let sz = |ls: &[u32]| -> Vec<usize> { ls.iter().map(|l| size[l]).collect() };
+    for k in 1..contracted.len() {
+        let mut j = k;
+        while j > 0 && contracted[j - 1] > contracted[j] {
+            contracted.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let sz = |ls: &[u32]| -> Vec<usize> { ls.iter().map(|&l| size.at(l)).collect() };
     let out_shape = Shape::new(sz(&out_labels))?;
     let k: usize = sz(&contracted).iter().product();
 
@@ -200,12 +231,7 @@ fn label_name(l: u32) -> String {
 
 /// `t` (whose dims carry `labels`) laid out contiguously in `order`; labels it lacks, or has
 /// with size 1 where `size` is larger, are read with stride 0.
-fn view(
-    t: &Tensor,
-    labels: &[u32],
-    order: &[u32],
-    size: &std::collections::BTreeMap<u32, usize>,
-) -> Result<Tensor> {
+fn view(t: &Tensor, labels: &[u32], order: &[u32], size: &Sizes) -> Result<Tensor> {
     let d = t.dims();
     let mut own = vec![0isize; d.len()];
     let mut acc = 1isize;
@@ -213,11 +239,11 @@ fn view(
         own[i] = acc;
         acc *= d[i] as isize;
     }
-    let dims: Vec<usize> = order.iter().map(|l| size[l]).collect();
+    let dims: Vec<usize> = order.iter().map(|&l| size.at(l)).collect();
     let strides: Vec<isize> = order
         .iter()
-        .map(|l| match labels.iter().position(|x| x == l) {
-            Some(i) if d[i] == size[l] => own[i],
+        .map(|&l| match labels.iter().position(|&x| x == l) {
+            Some(i) if d[i] == size.at(l) => own[i],
             _ => 0,
         })
         .collect();

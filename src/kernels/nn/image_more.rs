@@ -5,7 +5,7 @@
 
 use super::window::{dims4, padding_attr, spatial_pair, windowed_output, Padding};
 use crate::kernels::math::cast_tensor;
-use crate::kernels::num::{Num, WITH_U8};
+use crate::kernels::num::{narrow, widen, Num, WITH_U8};
 use crate::ops::def::INDEX;
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -236,12 +236,14 @@ fn max_pool_argmax(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
         Ok((out, arg))
     }
     let geo = (oh, ow, pt, pl);
+    let dtype = x.dtype();
+    let x = &widen(x)?;
     let (values, arg) = crate::with_num!(x.dtype(), "MaxPoolWithArgmax", T, {
         let (o, g) = run::<T>(x, [n, h, w, c], geo, (k, s), with_batch)?;
         Ok((Tensor::from_vec(shape.clone(), o)?, g))
     })?;
     let argmax = crate::kernels::num::int_tensor(a.dtype("Targmax")?, shape.dims(), &arg)?;
-    Ok(vec![values, argmax])
+    Ok(vec![narrow(values, dtype)?, argmax])
 }
 
 fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -307,7 +309,9 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
         }
         Tensor::from_vec(shape, out)
     }
-    Ok(vec![crate::with_num!(x.dtype(), "Dilation2D", T, {
+    let dtype = x.dtype();
+    let (x, f) = (&widen(x)?, &widen(f)?);
+    let out = crate::with_num!(x.dtype(), "Dilation2D", T, {
         run::<T>(
             x,
             f,
@@ -317,14 +321,17 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
             (s, r),
             shape,
         )
-    })?])
+    })?;
+    Ok(vec![narrow(out, dtype)?])
 }
 
 /// TF's `MapCoordinate`: folds an out-of-range source coordinate back into `[0, len - 1]` by the
 /// fill mode (CONSTANT leaves it, for the fill value to apply).
 fn map_coordinate(mode: &str, c: f32, len: usize) -> f32 {
     let lenf = len as f32;
-    let clamp = |v: f32| v.clamp(0.0, lenf - 1.0);
+    // Eigen's clamp (max, then min): an empty axis gives -1, read as the fill value; f32::clamp
+    // would panic there.
+    let clamp = |v: f32| v.max(0.0).min(lenf - 1.0);
     match mode {
         "REFLECT" => {
             let mut v = c;
@@ -461,4 +468,36 @@ fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) 
         }
     }
     Ok(vec![cast_tensor(&Tensor::from_vec(shape, out)?, dtype)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AttrValue, EagerContext, Tensor};
+
+    /// An image with an empty width: every output pixel is the fill value, no clamp panic.
+    #[test]
+    fn projective_transform_of_an_empty_axis_fills() {
+        let mut ctx = EagerContext::default();
+        let images = Tensor::from_slice(&[1, 2, 0, 1], &[] as &[f32]).unwrap();
+        let t = Tensor::from_slice(&[1, 8], &[1f32, 0., 0., 0., 1., 0., 0., 0.]).unwrap();
+        let size = Tensor::from_slice(&[2], &[2i32, 2]).unwrap();
+        for mode in ["REFLECT", "WRAP", "NEAREST", "CONSTANT"] {
+            let out = ctx
+                .execute(
+                    "ImageProjectiveTransformV3",
+                    &[
+                        images.clone(),
+                        t.clone(),
+                        size.clone(),
+                        Tensor::scalar(3f32),
+                    ],
+                    vec![
+                        ("interpolation", AttrValue::Str(b"BILINEAR".to_vec())),
+                        ("fill_mode", AttrValue::Str(mode.as_bytes().to_vec())),
+                    ],
+                )
+                .unwrap();
+            assert_eq!(out[0].f32s().unwrap(), &[3f32; 4], "{mode}");
+        }
+    }
 }

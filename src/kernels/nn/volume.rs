@@ -160,7 +160,11 @@ fn conv3d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let g = geometry(input, window, strides, dil, p)?;
     let shape = Shape::new(vec![n, g[0].0, g[1].0, g[2].0, co])?;
     let mut out = try_alloc::<f32>(shape.num_elements())?;
-    let k = kd * kh * kw * c;
+    // Checked: with co = 0 the filter holds nothing, whatever its other dims say.
+    let k = [kh, kw, c]
+        .iter()
+        .try_fold(kd, |a, &b| a.checked_mul(b))
+        .ok_or_else(|| invalid_argument("Conv3D: filter too large"))?;
     let m = g[0].0 * g[1].0 * g[2].0;
     if out.is_empty() || k == 0 {
         return Ok(vec![Tensor::from_vec(shape, out)?]);
