@@ -1,14 +1,14 @@
 //! The layers-format `model.json` (`format: layers-model`): the Keras model config under
 //! `modelTopology` (as `tensorflowjs_converter --input_format keras` writes it, under
 //! `model_config`, or at top level as TF.js's `model.save()` does) and the weights manifest.
-//! Layer configs are heterogeneous and read field by field, so they stay `serde_json::Value`s,
+//! Layer configs are heterogeneous and read field by field, so they stay JSON trees (`json::Value`),
 //! read through `Cfg`, which turns every missing or mistyped field into a typed error naming the
 //! layer.
 
+use super::json::Value;
 use crate::model::format::ManifestGroup;
 use crate::status::{invalid_argument, Result, Status};
 use serde::Deserialize;
-use serde_json::{Map, Value};
 
 #[derive(Deserialize)]
 pub struct LayersJson<'a> {
@@ -50,16 +50,15 @@ pub fn model_config(topology: &Value) -> Result<&Value> {
 /// One layer's `config` object, with its layer name for error messages.
 #[derive(Clone, Copy)]
 pub struct Cfg<'a> {
-    pub map: &'a Map<String, Value>,
+    pub map: Option<&'a super::json::Object>,
     pub layer: &'a str,
 }
 
 impl<'a> Cfg<'a> {
     pub fn new(config: &'a Value, layer: &'a str) -> Result<Cfg<'a>> {
-        static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
         let map = match config {
-            Value::Object(m) => m,
-            Value::Null => EMPTY.get_or_init(Map::new),
+            Value::Object(m) => Some(m),
+            Value::Null => None,
             _ => {
                 return Err(invalid_argument(format!(
                     "layer '{layer}': config must be an object"
@@ -75,7 +74,7 @@ impl<'a> Cfg<'a> {
 
     /// The field, `None` if absent or null.
     pub fn get(&self, key: &str) -> Option<&'a Value> {
-        self.map.get(key).filter(|v| !v.is_null())
+        self.map?.get(key).filter(|v| !v.is_null())
     }
 
     pub fn int(&self, key: &str) -> Result<i64> {
@@ -227,12 +226,11 @@ pub fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// A whole number (ints are read as f64: exact up to 2^53, far beyond any config value).
 pub fn as_int(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| {
-        v.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
-            .map(|f| f as i64)
-    })
+    v.as_f64()
+        .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+        .map(|f| f as i64)
 }
 
 fn int_list(v: &Value) -> Option<Vec<i64>> {
@@ -248,5 +246,6 @@ pub fn class_and_config(v: &Value) -> Result<(&str, &Value)> {
         .get("class_name")
         .and_then(Value::as_str)
         .ok_or_else(|| invalid_argument("layer config without 'class_name'"))?;
-    Ok((class, v.get("config").unwrap_or(&Value::Null)))
+    const NULL: &Value = &Value::Null;
+    Ok((class, v.get("config").unwrap_or(NULL)))
 }

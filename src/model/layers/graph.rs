@@ -4,11 +4,12 @@
 
 use super::bind::Binder;
 use super::config::{as_int, class_and_config, kind, Cfg};
+use super::json::Value;
 use super::layer::{self, Kind};
 use super::{Run, Val};
+use crate::ops::FastBuild;
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::DType;
-use serde_json::Value;
 use std::collections::HashMap;
 
 pub struct Layer {
@@ -196,7 +197,7 @@ fn node_refs(node: &Value, layer: &str) -> Result<Vec<Ref>> {
         Value::Array(refs) => refs
             .iter()
             .map(|r| {
-                if let Some(kw) = r.get(3).and_then(Value::as_object) {
+                if let Some(kw) = r.at(3).and_then(Value::as_object) {
                     if let Some(k) = kw
                         .keys()
                         .find(|k| !matches!(k.as_str(), "training" | "mask"))
@@ -265,11 +266,11 @@ fn functional(config: &Value, b: &mut Binder) -> Result<Graph> {
         .and_then(Value::as_array)
         .ok_or_else(|| invalid_argument("functional config has no 'layers' list"))?;
     let mut layers = Vec::with_capacity(entries.len());
-    let mut by_name: HashMap<String, usize> = HashMap::new();
+    let mut by_name: HashMap<String, usize, FastBuild> = HashMap::default();
     // Per layer: its calls' positions, by node index.
-    let mut nodes: Vec<HashMap<i64, usize>> = Vec::new();
+    let mut nodes: Vec<HashMap<i64, usize, FastBuild>> = Vec::new();
     let mut pending: Vec<(usize, Vec<Ref>)> = Vec::new();
-    let mut specs_by_layer: HashMap<usize, InputSpec> = HashMap::new();
+    let mut specs_by_layer: HashMap<usize, InputSpec, FastBuild> = HashMap::default();
     for entry in entries {
         let (class, config) = class_and_config(entry)?;
         let (_, layer, offset) = read_layer(entry, b)?;
@@ -280,7 +281,7 @@ fn functional(config: &Value, b: &mut Binder) -> Result<Graph> {
                 layer.name
             )));
         }
-        let mut calls_here = HashMap::new();
+        let mut calls_here = HashMap::default();
         if class == "InputLayer" {
             specs_by_layer.insert(li, input_spec(config, &layer.name)?);
             calls_here.insert(0, pending.len());

@@ -153,12 +153,12 @@ pub enum Kind {
 
 /// Builds the nested graph of a model used as a layer (`graph::build` passes itself in, so this
 /// module does not depend on how graphs are read).
-pub type BuildModel<'b> = dyn Fn(&str, &serde_json::Value, &mut Binder) -> Result<Graph> + 'b;
+pub type BuildModel<'b> = dyn Fn(&str, &super::json::Value, &mut Binder) -> Result<Graph> + 'b;
 
 /// Reads layer `class` with config `config`; `prefix` is the name its weights live under.
 pub fn build(
     class: &str,
-    config: &serde_json::Value,
+    config: &super::json::Value,
     name: &str,
     prefix: &str,
     b: &mut Binder,
@@ -559,10 +559,10 @@ pub fn build(
     })
 }
 
-fn floats(c: &Cfg, v: &serde_json::Value) -> Result<Tensor> {
+fn floats(c: &Cfg, v: &super::json::Value) -> Result<Tensor> {
     let list: Vec<f32> = match v {
-        serde_json::Value::Number(n) => vec![n.as_f64().unwrap_or(0.0) as f32],
-        serde_json::Value::Array(a) => a
+        super::json::Value::Number(n) => vec![*n as f32],
+        super::json::Value::Array(a) => a
             .iter()
             .map(|x| x.as_f64().map(|f| f as f32))
             .collect::<Option<_>>()

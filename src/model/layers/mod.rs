@@ -10,6 +10,7 @@ mod bind;
 mod config;
 mod forward;
 mod graph;
+mod json;
 mod layer;
 mod rnn;
 mod tf;
