@@ -7,7 +7,7 @@ use super::config::{as_int, class_and_config, kind, Cfg};
 use super::json::Value;
 use super::layer::{self, Kind};
 use super::{Run, Val};
-use crate::ops::FastBuild;
+use crate::hash::FastBuild;
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::DType;
 use std::collections::HashMap;
