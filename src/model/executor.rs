@@ -1,7 +1,7 @@
 //! Runs a loaded graph: nodes in order through `EagerContext`, each intermediate freed right after
 //! its last consumer.
 
-use super::{Loaded, Memo, NodeKind, TensorInfo};
+use super::{KeyMemo, LoadedGraph, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
 use crate::ops::{AttrValue, OpDef};
@@ -98,26 +98,26 @@ fn run_op(
     ctx: &mut EagerContext,
     def: &'static OpDef,
     (attrs, values): (&[(&'static str, u32)], &[AttrValue]),
-    memo: &RefCell<Memo>,
+    memo: &RefCell<KeyMemo>,
     args: &[Tensor],
 ) -> Result<Vec<Tensor>> {
     let given = || attrs.iter().map(|&(k, v)| (k, values[v as usize].clone()));
     let mut memo = memo.borrow_mut();
     match &*memo {
-        Memo::Resolved { dtypes, key }
+        KeyMemo::Resolved { dtypes, key }
             if dtypes.len() == args.len()
                 && dtypes.iter().zip(args).all(|(&d, t)| d == t.dtype()) =>
         {
             ctx.execute_key(key, args)
         }
-        Memo::NeverRun => {
-            *memo = Memo::RanOnce;
+        KeyMemo::NeverRun => {
+            *memo = KeyMemo::RanOnce;
             ctx.execute_op(def, args, given())
         }
         _ => {
             let key = CacheKey::new(CPU_DEVICE, crate::ops::resolve_attrs(def, args, given())?);
             let out = ctx.execute_key(&key, args);
-            *memo = Memo::Resolved {
+            *memo = KeyMemo::Resolved {
                 dtypes: args.iter().map(Tensor::dtype).collect(),
                 key,
             };
@@ -130,7 +130,7 @@ fn run_op(
 /// the static schedule and the control-flow one alike.
 pub(crate) fn step(
     ctx: &mut EagerContext,
-    g: &Loaded,
+    g: &LoadedGraph,
     p: usize,
     feeds: &[Option<Tensor>],
     args: &[Tensor],
@@ -173,7 +173,7 @@ pub(crate) fn step(
 /// (intermediate nodes included) instead.
 pub fn run(
     ctx: &mut EagerContext,
-    g: &Loaded,
+    g: &LoadedGraph,
     feeds: &[Option<Tensor>],
     fetch: Option<&[(usize, usize)]>,
 ) -> Result<Vec<Tensor>> {

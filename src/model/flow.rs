@@ -6,7 +6,7 @@
 //! Graphs without these ops never come here (they keep the static schedule).
 
 use super::executor::step;
-use super::{Loaded, NodeKind};
+use super::{LoadedGraph, NodeKind};
 use crate::eager::EagerContext;
 use crate::hash::FastBuild;
 use crate::status::{failed_precondition, internal, invalid_argument, resource_exhausted, Result};
@@ -58,7 +58,7 @@ struct Out {
 
 const CONTROL: u32 = u32::MAX;
 
-/// What the dynamic schedule needs beyond `Loaded`: who consumes each node, and what each waits for.
+/// What the dynamic schedule needs beyond `LoadedGraph`: who consumes each node, and what each waits for.
 pub(crate) struct Flow {
     outs: Vec<Out>,
     out_ranges: Vec<Range<usize>>,
@@ -164,7 +164,7 @@ struct Ready {
 }
 
 struct Run<'g> {
-    g: &'g Loaded,
+    g: &'g LoadedGraph,
     f: &'g Flow,
     instances: Vec<Instance>,
     instance_of: HashMap<(Tag, u32), u32, FastBuild>,
@@ -187,7 +187,7 @@ struct Run<'g> {
 /// taken in the root frame.
 pub fn run(
     ctx: &mut EagerContext,
-    g: &Loaded,
+    g: &LoadedGraph,
     f: &Flow,
     feeds: &[Option<Tensor>],
     max_iterations: u64,
@@ -582,7 +582,12 @@ impl Run<'_> {
 }
 
 /// Output `port` of node `p` (computed `outs`), or the error for a port it doesn't have.
-fn outs_at(g: &Loaded, p: usize, outs: &[Option<Tensor>], port: usize) -> Result<Option<Tensor>> {
+fn outs_at(
+    g: &LoadedGraph,
+    p: usize,
+    outs: &[Option<Tensor>],
+    port: usize,
+) -> Result<Option<Tensor>> {
     outs.get(port).cloned().ok_or_else(|| {
         invalid_argument(format!(
             "a node reads output {port} of node '{}', which has no such output",

@@ -6,7 +6,7 @@ use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
 use super::functions::{self, Expanded};
 use super::graph::{execution_order, index_nodes, parse_input, resolve_edges, Edges};
 use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
-use super::{GraphModel, Loaded, Memo, Node, NodeKind, TensorInfo};
+use super::{GraphModel, KeyMemo, LoadedGraph, Node, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
 use crate::hash::FastBuild;
@@ -646,14 +646,14 @@ fn build_nodes<W: WeightSource + ?Sized>(
                 feed,
                 def,
                 attrs,
-                resolved: RefCell::new(Memo::NeverRun),
+                resolved: RefCell::new(KeyMemo::NeverRun),
             },
             Plan::Constant(t) => NodeKind::Constant(t),
             Plan::Flow(op) => NodeKind::Flow(op),
             Plan::Op(def, attrs) => NodeKind::Op {
                 def,
                 attrs,
-                resolved: RefCell::new(Memo::NeverRun),
+                resolved: RefCell::new(KeyMemo::NeverRun),
             },
             // A function inlined twice reads its weights from both copies.
             Plan::Weight(w) => match handles.get(w).cloned() {
@@ -680,7 +680,7 @@ fn build_nodes<W: WeightSource + ?Sized>(
         });
     }
     Ok(GraphModel {
-        loaded: Some(Loaded {
+        loaded: Some(LoadedGraph {
             scope,
             nodes: graph_nodes,
             inputs: layout.inputs,

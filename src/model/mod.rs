@@ -37,23 +37,23 @@ pub(crate) enum NodeKind {
     /// Placeholder: fed from the input at this index.
     Feed(usize),
     /// Const backed by a weight: read through ReadVariableOp on each run, as a restored TF model
-    /// does (`read`: that op's cache key in `Loaded::read_keys`, resolved at load).
+    /// does (`read`: that op's cache key in `LoadedGraph::read_keys`, resolved at load).
     Variable { handle: Tensor, read: usize },
     /// PlaceholderWithDefault: fed from input `feed` when given, else run as an op on its default.
     FeedOr {
         feed: usize,
         def: &'static OpDef,
         attrs: Vec<(&'static str, u32)>,
-        resolved: RefCell<Memo>,
+        resolved: RefCell<KeyMemo>,
     },
     /// Const with an inline value (not in the weights).
     Constant(Tensor),
     Op {
         def: &'static OpDef,
-        /// (name, position in `Loaded::attr_values`).
+        /// (name, position in `LoadedGraph::attr_values`).
         attrs: Vec<(&'static str, u32)>,
         /// What `attrs` resolved to, for repeated runs.
-        resolved: RefCell<Memo>,
+        resolved: RefCell<KeyMemo>,
     },
     /// A control-flow node (v1), run by `flow` itself.
     Flow(flow::FlowOp),
@@ -62,7 +62,7 @@ pub(crate) enum NodeKind {
 /// Resolving a node's attrs depends only on them and its input dtypes, so a node that runs again
 /// with the same dtypes can reuse its cache key instead of resolving (and copying) its attrs anew.
 /// Kept from the second run on: a model that is predicted once does not pay for keeping keys.
-pub(crate) enum Memo {
+pub(crate) enum KeyMemo {
     NeverRun,
     RanOnce,
     Resolved { dtypes: Vec<DType>, key: CacheKey },
@@ -70,17 +70,17 @@ pub(crate) enum Memo {
 
 pub(crate) struct Node {
     pub kind: NodeKind,
-    /// Its data inputs: `Loaded::inputs[inputs]`.
+    /// Its data inputs: `LoadedGraph::inputs[inputs]`.
     pub inputs: Range<usize>,
     /// Value slots of its outputs (output `k` in slot `slots.start + k`), up to the last one used.
     pub slots: Range<usize>,
-    /// Its name: `Loaded::names[name]`.
+    /// Its name: `LoadedGraph::names[name]`.
     pub name: Range<usize>,
 }
 
 /// A model ready to run. Per-node lists live in flat vectors indexed by ranges, so a load makes a
 /// handful of allocations for the graph, not a few per node.
-pub(crate) struct Loaded {
+pub(crate) struct LoadedGraph {
     pub scope: ScopeId,
     pub nodes: Vec<Node>,
     /// Data inputs of every node as (position in `nodes`, output index).
@@ -98,7 +98,7 @@ pub(crate) struct Loaded {
     pub flow: Option<Box<flow::Flow>>,
 }
 
-impl Loaded {
+impl LoadedGraph {
     pub fn name(&self, p: usize) -> &str {
         &self.names[self.nodes[p].name.clone()]
     }
@@ -116,7 +116,7 @@ fn disposed() -> crate::status::Status {
 
 /// A loaded graph model. Everything it holds lives until `dispose`.
 pub struct GraphModel {
-    loaded: Option<Loaded>,
+    loaded: Option<LoadedGraph>,
     inputs: Vec<TensorInfo>,
     /// Per input: may be left unfed (a PlaceholderWithDefault).
     optional: Vec<bool>,
@@ -196,7 +196,7 @@ impl GraphModel {
         self.run(ctx, feeds, Some(&fetch))
     }
 
-    fn locate(&self, loaded: &Loaded, name: &str) -> Result<(usize, usize)> {
+    fn locate(&self, loaded: &LoadedGraph, name: &str) -> Result<(usize, usize)> {
         if let Some(i) = self.outputs.iter().position(|o| o.name == name) {
             return Ok(loaded.outputs[i]);
         }

@@ -56,7 +56,7 @@ impl Run<'_> {
     }
 }
 
-struct Loaded {
+struct LoadedLayers {
     scope: ScopeId,
     graph: Graph,
     /// Variable handles and dtypes, in manifest order (what layers refer to).
@@ -65,7 +65,7 @@ struct Loaded {
 
 /// A loaded layers model. Everything it holds lives until `dispose`.
 pub struct LayersModel {
-    loaded: Option<Loaded>,
+    loaded: Option<LoadedLayers>,
     inputs: Vec<TensorInfo>,
     outputs: Vec<TensorInfo>,
     weight_bytes: usize,
@@ -135,7 +135,7 @@ impl LayersModel {
         let weight_bytes = handles.iter().map(|(_, _, b)| b).sum();
         let vars = handles.into_iter().map(|(h, d, _)| (h, d)).collect();
         Ok(LayersModel {
-            loaded: Some(Loaded { scope, graph, vars }),
+            loaded: Some(LoadedLayers { scope, graph, vars }),
             inputs,
             outputs,
             weight_bytes,
