@@ -40,6 +40,7 @@ layers_tests! {
     masked_embedding_lstm_text_model_matches_keras: "lstm_text",
     resizing_and_center_crop_match_keras: "image_preprocess",
     masked_steps_in_returned_sequences_match_keras: "masked_sequences",
+    conv2d_transpose_matches_keras: "conv_transpose",
 }
 
 use common::op_stats;
@@ -238,11 +239,11 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
             "layer without an op here",
             edit(&seq_doc, &|d| {
                 d["modelTopology"]["model_config"]["config"]["layers"][2]["class_name"] =
-                    "Conv2DTranspose".into()
+                    "Conv3D".into()
             }),
             w.clone(),
             Code::Unimplemented,
-            "Conv2DTranspose",
+            "Conv3D",
         ),
         (
             "unknown activation",

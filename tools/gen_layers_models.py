@@ -361,6 +361,20 @@ def build_masked_sequences():
     return m, {"x": xs}
 
 
+def build_conv_transpose():
+    """Conv2DTranspose (the decoder half of a segmenter): same and valid, strides, dilation."""
+    seed(24)
+    x = keras.Input((5, 6, 3), name="x")
+    a = L.Conv2DTranspose(4, 3, strides=2, padding="same", activation="relu")(x)
+    b = L.Conv2DTranspose(2, (2, 3), strides=(2, 1), padding="valid", use_bias=False)(a)
+    c = L.Conv2DTranspose(3, 3, dilation_rate=2, padding="same", activation="sigmoid")(x)
+    d = L.Conv2DTranspose(2, 4, strides=3, padding="valid")(x)
+    outs = [L.Flatten()(t) for t in (a, b, c, d)]
+    m = randomize(keras.Model(x, L.Concatenate(name="y")(outs)), 124)
+    rng = np.random.default_rng(14)
+    return m, {"x": normal(rng, (2, 5, 6, 3))}
+
+
 BUILDERS = {
     "seq_mlp": build_seq_mlp,
     "activations": build_activations,
@@ -375,6 +389,7 @@ BUILDERS = {
     "lstm_text": build_lstm_text,
     "image_preprocess": build_image_preprocess,
     "masked_sequences": build_masked_sequences,
+    "conv_transpose": build_conv_transpose,
 }
 
 

@@ -375,6 +375,7 @@ pub const LAYERS_FIXTURES: &[LayersFixture] = &[
     layers_fixture!("activations"),
     layers_fixture!("conv1d"),
     layers_fixture!("conv2d"),
+    layers_fixture!("conv_transpose"),
     layers_fixture!("embedding"),
     layers_fixture!("image_preprocess"),
     layers_fixture!("lstm_text"),

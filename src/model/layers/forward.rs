@@ -174,6 +174,38 @@ impl Kind {
                 let y = from_2d(run, y, geom)?;
                 drop(finish(run, y, *bias, *act)?)
             }
+            Kind::ConvTranspose {
+                geom,
+                kernel,
+                bias,
+                act,
+                filters,
+            } => {
+                let x = one(&xs)?;
+                check_rank(&x, 4)?;
+                let d = x.dims();
+                // Keras's deconv_output_length without output_padding.
+                let len = |i: usize, axis: usize| -> Result<i64> {
+                    let (n, s) = (d[axis] as i64, geom.strides[i]);
+                    let k = geom.kernel[i] + (geom.kernel[i] - 1) * (geom.dilation[i] - 1);
+                    match geom.padding {
+                        Padding::Same => Ok(n * s),
+                        Padding::Valid => Ok(n * s + (k - s).max(0)),
+                        Padding::Causal => {
+                            Err(invalid_argument("Conv2DTranspose has no causal padding"))
+                        }
+                    }
+                };
+                let sizes = tf::ints(&[d[0] as i64, len(0, 1)?, len(1, 2)?, *filters as i64])?;
+                let k = run.weight(*kernel)?;
+                let y = tf::op(
+                    run.ctx,
+                    "Conv2DBackpropInput",
+                    &[sizes, k, x],
+                    conv_attrs(geom, true),
+                )?;
+                drop(finish(run, y, *bias, *act)?)
+            }
             Kind::Depthwise {
                 geom,
                 kernel,

@@ -65,6 +65,15 @@ pub enum Kind {
         bias: Option<W>,
         act: Act,
     },
+    /// Conv2DTranspose: TF's Conv2DBackpropInput, whose filter layout (`[kh, kw, out, in]`) is
+    /// Keras's kernel as it is.
+    ConvTranspose {
+        geom: ConvGeom,
+        kernel: W,
+        bias: Option<W>,
+        act: Act,
+        filters: usize,
+    },
     Separable {
         geom: ConvGeom,
         depthwise: W,
@@ -231,6 +240,24 @@ pub fn build(
                 bias: bias(b, Some(filters))?,
                 act: act("activation")?,
                 geom,
+            }
+        }
+        "Conv2DTranspose" => {
+            let geom = conv_geom(&c, class, "kernel_size")?;
+            if c.get("output_padding").is_some_and(|v| !v.is_null()) {
+                return Err(unimplemented(format!(
+                    "layer '{name}' (Conv2DTranspose): output_padding is not supported"
+                )));
+            }
+            let filters = c.count("filters")?;
+            let mut want: Vec<Dim> = kernel_dims(&geom);
+            want.extend([Some(filters), None]);
+            Kind::ConvTranspose {
+                kernel: b.take(prefix, None, "kernel", &want)?,
+                bias: bias(b, Some(filters))?,
+                act: act("activation")?,
+                geom,
+                filters,
             }
         }
         "DepthwiseConv2D" => {
@@ -539,8 +566,7 @@ pub fn build(
         "Sequential" | "Functional" | "Model" => {
             Kind::Model(Box::new(build_model(class, config, b)?))
         }
-        "Conv2DTranspose"
-        | "Conv3D"
+        "Conv3D"
         | "Conv3DTranspose"
         | "MaxPooling3D"
         | "AveragePooling3D"
