@@ -102,7 +102,10 @@ export class Tensor {
   array(): Promise<any>;
   /** Releases the tensor's memory. Idempotent. */
   dispose(): void;
-  toString(): string;
+  /** The values by dimension as TF.js prints them (long dims truncated); `verbose` adds dtype, rank, shape. */
+  toString(verbose?: boolean): string;
+  /** `console.log(this.toString(verbose))`. */
+  print(verbose?: boolean): void;
 }
 
 export interface CacheOptions {
@@ -250,6 +253,8 @@ export class GraphModel {
   executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string): Promise<Tensor>;
   executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string[]): Promise<Tensor[]>;
   executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }): Promise<Tensor | Tensor[]>;
+  /** Runs once on zeros (unknown dims as 1) and disposes the result: kernels are cached before the first real input. */
+  warmup(): void;
   /** Releases every variable and tensor of the model. Idempotent. */
   dispose(): void;
 }

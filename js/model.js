@@ -57,6 +57,32 @@ export class GraphModel {
     return executeModel(this, inputs, outputs, 'executeAsync');
   }
 
+  /**
+   * Runs the model once on zeros (unknown dims taken as 1) and disposes everything it made, so
+   * that its kernels are instantiated and cached before the first real input: the first predict
+   * then costs what every later one does.
+   */
+  warmup() {
+    if (this._disposed) {
+      throw new EagerError('FailedPrecondition', 'this model has been disposed; load it again');
+    }
+    const feeds = Object.create(null);
+    try {
+      for (const info of this.inputs) {
+        if (!Array.isArray(info.shape)) {
+          throw invalid(`warmup(): input '${info.name}' has an unknown rank; predict on a real input instead`);
+        }
+        const dims = info.shape.map((d) => (d < 0 ? 1 : d));
+        const n = dims.reduce((a, b) => a * b, 1);
+        feeds[info.name] = this.context.tensor(new (ZEROS[info.dtype] ?? Float32Array)(n), dims, info.dtype);
+      }
+      const out = this.predict(feeds);
+      for (const t of handleOf(out) !== undefined ? [out] : Object.values(out)) t.dispose();
+    } finally {
+      for (const t of Object.values(feeds)) t.dispose();
+    }
+  }
+
   /** Releases every variable and tensor of the model. Idempotent. */
   dispose() {
     if (this._disposed) return;
@@ -65,6 +91,9 @@ export class GraphModel {
     this._w.free();
   }
 }
+
+/** The typed array that holds zeros of each input dtype for warmup(). */
+const ZEROS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array, uint8: Uint8Array };
 
 function executeModel(model, inputs, outputs, what) {
   const single = typeof outputs === 'string';

@@ -146,9 +146,77 @@ export class Tensor {
     tensorDispose(this.#handle);
   }
 
-  toString() {
-    return `Tensor(${this.dtype}, [${this.shape.join(', ')}])`;
+  /**
+   * The values laid out by dimension, as TF.js prints them: dims longer than 20 show their first
+   * and last 3 entries around '...'; `verbose` adds dtype, rank and shape.
+   */
+  toString(verbose = false) {
+    const head = verbose
+      ? `Tensor\n  dtype: ${this.dtype}\n  rank: ${this.rank}\n  shape: [${this.shape.join(',')}]\n  values:\n`
+      : 'Tensor\n';
+    if (this.isDisposed) return `${head}    (disposed)`;
+    if (this.dtype === 'resource') return `${head}    (a resource handle)`;
+    return head + formatValues(this.dataSync(), this.dtype, this.shape, '    ');
   }
+
+  /** Logs `toString(verbose)` to the console. */
+  print(verbose = false) {
+    console.log(this.toString(verbose));
+  }
+
+  /** Node's `util.inspect` (and so `console.log(t)`): the values, not the object's fields. */
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return this.toString();
+  }
+}
+
+/** Dims longer than this show only their first and last FORMAT_EDGE entries (as TF.js does). */
+const FORMAT_LIMIT = 20;
+const FORMAT_EDGE = 3;
+
+function formatValue(v, dtype) {
+  if (dtype === 'bool') return v ? 'true' : 'false';
+  // TF.js's rendering: 7 decimals at most, trailing zeros dropped.
+  if (dtype === 'float32') return Number.isFinite(v) ? String(parseFloat(v.toFixed(7))) : String(v);
+  return String(v);
+}
+
+/** Nested rows of `data` (row-major, `shape`), each line indented by `indent`. */
+function formatValues(data, dtype, shape, indent) {
+  if (shape.length === 0) return indent + formatValue(data[0], dtype);
+  const strides = [];
+  let acc = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    strides[i] = acc;
+    acc *= shape[i];
+  }
+  const shown = (n) =>
+    n > FORMAT_LIMIT
+      ? [...Array(FORMAT_EDGE).keys(), -1, ...Array.from({ length: FORMAT_EDGE }, (_, i) => n - FORMAT_EDGE + i)]
+      : [...Array(n).keys()];
+  const cells = [];
+  const collect = (dim, offset) => {
+    for (const i of shown(shape[dim])) {
+      if (dim === shape.length - 1) cells.push(i < 0 ? '...' : formatValue(data[offset + i], dtype));
+      else if (i >= 0) collect(dim + 1, offset + i * strides[dim]);
+    }
+  };
+  collect(0, 0);
+  const width = Math.max(0, ...cells.filter((c) => c !== '...').map((c) => c.length));
+  let next = 0;
+  const render = (dim, offset, pad) => {
+    const parts = [];
+    for (const i of shown(shape[dim])) {
+      if (dim === shape.length - 1) {
+        const c = cells[next++];
+        parts.push(c === '...' ? c : c.padEnd(width));
+      } else if (i < 0) parts.push('...');
+      else parts.push(render(dim + 1, offset + i * strides[dim], `${pad} `));
+    }
+    const sep = dim === shape.length - 1 ? ', ' : `,\n${'\n'.repeat(shape.length - dim - 2)}${pad} `;
+    return `[${parts.join(sep)}]`;
+  };
+  return indent + render(0, 0, indent);
 }
 
 /** The typed array kind readInto() copies each dtype into. */

@@ -242,6 +242,15 @@ fn malformed_models_fail_cleanly_and_leak_nothing() {
             Code::Unimplemented,
         ),
         (
+            "two unknown ops",
+            with(&|d| {
+                d["modelTopology"]["node"][5]["op"] = "WhileV9".into();
+                d["modelTopology"]["node"][8]["op"] = "FancyOp".into();
+            }),
+            f.weights.clone(),
+            Code::Unimplemented,
+        ),
+        (
             "dangling input",
             with(&|d| d["modelTopology"]["node"][8]["input"][0] = "nope".into()),
             f.weights.clone(),
@@ -360,6 +369,13 @@ fn malformed_models_fail_cleanly_and_leak_nothing() {
         let before = ctx.memory().heap_bytes;
         let e = load_err(&mut ctx, &json, &weights);
         assert_eq!(e.code, code, "{what}: {e}");
+        if what == "two unknown ops" {
+            // Every unsupported op is named at once, not only the first.
+            assert!(
+                e.message.contains("'WhileV9'") && e.message.contains("'FancyOp'"),
+                "{e}"
+            );
+        }
         drop(e);
         let m = ctx.memory();
         assert_eq!(m.num_resources, 0, "{what}");

@@ -326,6 +326,7 @@ fn plan<'m>(
     let targets: Vec<usize> = output_refs.iter().map(|&(i, _)| i).collect();
     let loops = nodes.iter().any(|n| FlowOp::parse(&n.op).is_some());
     let order = execution_order(nodes, &edges, &targets, loops)?;
+    unsupported_ops(nodes, &order, &feed_of)?;
 
     let weights = plan_weights(groups, available)?;
     let weight_of: HashMap<&str, usize, FastBuild> = weights
@@ -379,6 +380,39 @@ fn plan<'m>(
         loops,
         frames,
     })
+}
+
+/// Every op the needed nodes use that no kernel implements, named at once (with a node using it),
+/// so that a user learns the whole gap from one load, not one op per attempt.
+fn unsupported_ops(
+    nodes: &[NodeDef<'_>],
+    order: &[usize],
+    feed_of: &HashMap<usize, usize, FastBuild>,
+) -> Result<()> {
+    let mut missing: Vec<(&str, &str)> = Vec::new();
+    for &i in order {
+        let n = &nodes[i];
+        let builtin = matches!(&*n.op, "Const" | "Placeholder") || FlowOp::parse(&n.op).is_some();
+        if builtin || feed_of.contains_key(&i) || crate::registry::lookup(&n.op).is_ok() {
+            continue;
+        }
+        if !missing.iter().any(|(op, _)| *op == &*n.op) {
+            missing.push((&n.op, &n.name));
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = missing
+        .iter()
+        .map(|(op, node)| format!("'{op}' (node '{node}')"))
+        .collect();
+    Err(unimplemented(format!(
+        "model uses {} op{} eager-wasm does not support: {}",
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        list.join(", ")
+    )))
 }
 
 /// A data input (or signature output) naming an output its producer does not have fails at load,

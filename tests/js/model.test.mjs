@@ -202,3 +202,24 @@ test('bad predict calls and huge outputs are EagerErrors; the context keeps work
   throwsCode(() => model.predict(x), 'FailedPrecondition', /disposed/);
   ctx.dispose();
 });
+
+test('warmup() caches every kernel of a predict and leaves nothing behind', { skip: skipMlp ?? false }, async () => {
+  const ctx = new EagerContext();
+  const { modelJson, shards, reference } = loadFixture('mlp');
+  const model = await ctx.loadGraphModel({ modelJson, weights: shards[0] });
+  const before = ctx.memory();
+  const missesBefore = ctx.cacheStats().misses;
+  model.warmup();
+  assert.ok(ctx.cacheStats().misses > missesBefore, 'warmup instantiated kernels');
+  assert.equal(ctx.memory().numTensors, before.numTensors, 'warmup disposed its inputs and outputs');
+  const [, x] = referenceInput(ctx, reference);
+  const misses = ctx.cacheStats().misses;
+  const y = model.predict(x);
+  assert.equal(ctx.cacheStats().misses, misses, 'the first real predict finds every kernel cached');
+  closeTo(y.dataSync(), Object.values(reference.outputs)[0].data);
+  y.dispose();
+  x.dispose();
+  model.dispose();
+  throwsCode(() => model.warmup(), 'FailedPrecondition');
+  ctx.dispose();
+});

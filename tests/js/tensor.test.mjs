@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { inspect } from 'node:util';
 import { api, throwsCode } from './helpers.mjs';
 
 const { EagerContext, Tensor } = api;
@@ -206,5 +207,35 @@ test('memory() has exactly the documented fields', () => {
   for (const v of Object.values(m)) assert.equal(typeof v, 'number');
   assert.ok(m.wasmMemoryBytes >= m.heapBytes);
   assert.ok(m.heapPeakBytes >= m.heapBytes);
+  ctx.dispose();
+});
+
+test('toString/print/inspect show the values as TF.js does, long dims truncated', () => {
+  const ctx = new EagerContext();
+  const a = ctx.tensor([[1, 2.5], [3, -4]]);
+  assert.equal(a.toString(), 'Tensor\n    [[1  , 2.5],\n     [3  , -4 ]]');
+  assert.equal(
+    a.toString(true),
+    'Tensor\n  dtype: float32\n  rank: 2\n  shape: [2,2]\n  values:\n    [[1  , 2.5],\n     [3  , -4 ]]',
+  );
+  assert.equal(inspect(a), a.toString(), 'console.log(t) in Node shows the values');
+  const long = ctx.tensor(Int32Array.from({ length: 30 }, (_, i) => i), [30]);
+  assert.equal(long.toString(), 'Tensor\n    [0 , 1 , 2 , ..., 27, 28, 29]');
+  const b = ctx.tensor([true, false]);
+  assert.equal(b.toString(), 'Tensor\n    [true , false]');
+  const s = ctx.tensor(0.1);
+  assert.equal(s.toString(), 'Tensor\n    0.1');
+  const logged = [];
+  const orig = console.log;
+  console.log = (m) => logged.push(m);
+  try {
+    a.print();
+  } finally {
+    console.log = orig;
+  }
+  assert.deepEqual(logged, [a.toString()]);
+  a.dispose();
+  assert.equal(a.toString(), 'Tensor\n    (disposed)');
+  for (const t of [long, b, s]) t.dispose();
   ctx.dispose();
 });
