@@ -56,6 +56,7 @@ model_tests! {
     while_tensorarray_v1_matches_tf: "while_tensorarray",
     dynamic_loop_v1_matches_tf: "dynamic_loop",
     map_fn_v1_matches_tf: "map_fn",
+    map_fn_with_nms_v1_matches_tf: "map_fn_nms",
 }
 
 /// The dynamic loop's trip count follows its input `n`: fewer steps give a shorter output.
@@ -199,6 +200,7 @@ model_tests! {
     while_tensorarray_v2_matches_tf: "while_tensorarray_v2",
     dynamic_loop_v2_matches_tf: "dynamic_loop_v2",
     map_fn_v2_matches_tf: "map_fn_v2",
+    map_fn_with_nms_v2_matches_tf: "map_fn_nms_v2",
 }
 
 /// `execute(inputs, outputs)` returns intermediate nodes by name, as TF.js does: here the cond's

@@ -153,6 +153,37 @@ def build_map_fn():
     return MapFn(), {"x": rng.normal(size=(3, 2, 4)).astype(np.float32)}
 
 
+class MapFnNms(tf.Module):
+    """tf.map_fn over a batch of box sets: per item, non-max suppression (a data-dependent number
+    of boxes kept), their scores gathered and padded back to a fixed length, as SSD-style
+    detectors post-process."""
+
+    @tf.function(input_signature=[
+        tf.TensorSpec([None, 6, 4], tf.float32, name="boxes"),
+        tf.TensorSpec([None, 6], tf.float32, name="scores"),
+    ])
+    def serve(self, boxes, scores):
+        def per_item(args):
+            b, s = args
+            keep = tf.image.non_max_suppression(b, s, max_output_size=4, iou_threshold=0.5,
+                                                score_threshold=0.2)
+            kept = tf.gather(s, keep)
+            return tf.pad(kept, [[0, 4 - tf.shape(kept)[0]]])
+
+        y = tf.map_fn(per_item, (boxes, scores), fn_output_signature=tf.TensorSpec([4], tf.float32))
+        return {"y": y}
+
+
+def build_map_fn_nms():
+    rng = np.random.default_rng(129)
+    corners = rng.uniform(0, 1, size=(3, 6, 2)).astype(np.float32)
+    sizes = rng.uniform(0.2, 0.5, size=(3, 6, 2)).astype(np.float32)
+    boxes = np.concatenate([corners, corners + sizes], axis=-1)
+    boxes[:, 1] = boxes[:, 0] + 0.02  # near-duplicates, so suppression has work to do
+    scores = rng.uniform(0, 1, size=(3, 6)).astype(np.float32)
+    return MapFnNms(), {"boxes": boxes, "scores": scores}
+
+
 class Tf1TensorArray:
     """A TF 1.x graph (control flow v1, TensorArray v3): a while_loop writing a TensorArray, then
     stack, gather, read, size, and a second array filled by split and read back by concat."""
@@ -203,6 +234,7 @@ MODELS = {
     "while_tensorarray": build_while_tensorarray,
     "dynamic_loop": build_dynamic_loop,
     "map_fn": build_map_fn,
+    "map_fn_nms": build_map_fn_nms,
     "tf1_tensorarray": build_tf1_tensorarray,
 }
 # TF 1.x graphs have no v2 form to convert to.

@@ -303,6 +303,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("gru"),
     model_fixture!("lstm_loop"),
     model_fixture!("map_fn"),
+    model_fixture!("map_fn_nms"),
     model_fixture!("nested_loop"),
     model_fixture!("while_tensorarray"),
     model_fixture!("tf1_tensorarray"),
@@ -313,6 +314,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("gru_v2"),
     model_fixture!("lstm_loop_v2"),
     model_fixture!("map_fn_v2"),
+    model_fixture!("map_fn_nms_v2"),
     model_fixture!("nested_loop_v2"),
     model_fixture!("while_tensorarray_v2"),
     // Op coverage (tools/gen_models.py).
