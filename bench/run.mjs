@@ -81,7 +81,14 @@ function downloadSize(paths) {
   };
 }
 sizes.download = {
-  eager: downloadSize([join(root, 'dist/index.js'), join(root, 'dist/eager_wasm.js'), distWasm]),
+  // Every module of the JS wrapper (index.js imports them all) and the wasm-bindgen glue.
+  eager: downloadSize([
+    ...readdirSync(join(root, 'dist'))
+      .filter((f) => f.endsWith('.js'))
+      .sort()
+      .map((f) => join(root, 'dist', f)),
+    distWasm,
+  ]),
   tfjs: downloadSize([
     nm('@tensorflow/tfjs-core/dist/tf-core.min.js'),
     nm('@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js'),
