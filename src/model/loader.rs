@@ -652,17 +652,7 @@ fn build_nodes<W: WeightSource + ?Sized>(
         ..
     } = plan;
     let read_variable = crate::registry::lookup("ReadVariableOp")?;
-    let scope = ctx.new_scope();
-    let previous = ctx.enter_scope(scope);
-    let restored = restore_variables(ctx, weight_slots, weights, progress);
-    ctx.enter_scope(previous);
-    let handles = match restored {
-        Ok(h) => h,
-        Err(e) => {
-            ctx.destroy_scope(scope);
-            return Err(e);
-        }
-    };
+    let (scope, handles) = restore_in_new_scope(ctx, weight_slots, weights, progress)?;
     let weight_bytes = handles.iter().map(|(_, _, b)| b).sum();
 
     let mut names = String::with_capacity(order.iter().map(|&i| nodes[i].name.len()).sum());
@@ -758,6 +748,31 @@ fn internal_cleanup(ctx: &mut EagerContext, scope: ScopeId, msg: &str) -> Status
     crate::status::internal(msg)
 }
 
+/// A restored variable: its handle, dtype and bytes.
+pub(super) type Restored = (Tensor, DType, usize);
+
+/// `restore_variables` into a new scope of the context, which owns the variables from then on; on
+/// any failure the scope is destroyed again, so a failed load leaves nothing behind. Returns the
+/// scope and each variable's (handle, dtype, bytes). Shared with layers models.
+pub(super) fn restore_in_new_scope<W: WeightSource + ?Sized>(
+    ctx: &mut EagerContext,
+    slots: Vec<WeightSlot<'_>>,
+    weights: &W,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(ScopeId, Vec<Restored>)> {
+    let scope = ctx.new_scope();
+    let previous = ctx.enter_scope(scope);
+    let restored = restore_variables(ctx, slots, weights, progress);
+    ctx.enter_scope(previous);
+    match restored {
+        Ok(handles) => Ok((scope, handles)),
+        Err(e) => {
+            ctx.destroy_scope(scope);
+            Err(e)
+        }
+    }
+}
+
 /// VarHandleOp + AssignVariableOp per weight, executed through the context like TF's restore
 /// (shared with layers models).
 pub(super) fn restore_variables<W: WeightSource + ?Sized>(
@@ -765,7 +780,7 @@ pub(super) fn restore_variables<W: WeightSource + ?Sized>(
     slots: Vec<WeightSlot<'_>>,
     weights: &W,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Vec<(Tensor, DType, usize)>> {
+) -> Result<Vec<Restored>> {
     let total = weights.byte_len();
     let mut done = 0;
     let mut out = Vec::with_capacity(slots.len());

@@ -1,7 +1,7 @@
 //! TF.js *layers* models (`format: layers-model`: what `tensorflowjs_converter --input_format
 //! keras`, TF.js's `model.save()` and Teachable Machine write): the Keras config is read into a
 //! layer graph, each weight is restored as a resource variable exactly as for graph models (the
-//! graph loader's `restore_variables`: one VarHandleOp + AssignVariableOp per weight under the
+//! graph loader's `restore_in_new_scope`: one VarHandleOp + AssignVariableOp per weight under the
 //! context's naming policy, in a scope the model owns), and `predict` runs each layer as TF ops
 //! through `EagerContext::execute`, reading the variables with ReadVariableOp.
 
@@ -16,7 +16,7 @@ mod rnn;
 mod tf;
 
 use super::executor::order_feeds;
-use super::loader::{plan_weights, restore_variables};
+use super::loader::{plan_weights, restore_in_new_scope};
 use super::weights::WeightSource;
 use super::TensorInfo;
 use crate::eager::EagerContext;
@@ -121,17 +121,7 @@ impl LayersModel {
                 shape: None,
             })
             .collect();
-        let scope = ctx.new_scope();
-        let previous = ctx.enter_scope(scope);
-        let restored = restore_variables(ctx, slots, weights, progress);
-        ctx.enter_scope(previous);
-        let handles = match restored {
-            Ok(h) => h,
-            Err(e) => {
-                ctx.destroy_scope(scope);
-                return Err(e);
-            }
-        };
+        let (scope, handles) = restore_in_new_scope(ctx, slots, weights, progress)?;
         let weight_bytes = handles.iter().map(|(_, _, b)| b).sum();
         let vars = handles.into_iter().map(|(h, d, _)| (h, d)).collect();
         Ok(LayersModel {
