@@ -237,6 +237,19 @@ fn element_dims(l: &TensorList, given: &Tensor, op: &str) -> Result<Vec<usize>> 
 }
 
 /// The list's items with unset ones as zeros of `dims`.
+/// The `indices` tensor as positions in `l`, each checked in range (InvalidArgument naming `op`).
+pub(super) fn indices_in(l: &TensorList, indices: &Tensor, op: &str) -> Result<Vec<usize>> {
+    int_vector(indices, "indices")?
+        .into_iter()
+        .map(|k| {
+            usize::try_from(k)
+                .ok()
+                .filter(|&k| k < l.items.len())
+                .ok_or_else(|| invalid_argument(format!("{op}: index {k} out of range")))
+        })
+        .collect()
+}
+
 pub(super) fn filled(l: &TensorList, picks: &[usize], dims: &[usize]) -> Result<Vec<Tensor>> {
     let zero = Tensor::zeros(l.dtype, Shape::new(dims.to_vec())?)?;
     Ok(picks
@@ -411,17 +424,7 @@ fn stack(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
 fn gather(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let l = ctx.resources.list(i[0].resource_handle()?)?;
     check_dtype(l, a)?;
-    let picks = int_vector(&i[1], "indices")?
-        .into_iter()
-        .map(|k| {
-            usize::try_from(k)
-                .ok()
-                .filter(|&k| k < l.items.len())
-                .ok_or_else(|| {
-                    invalid_argument(format!("TensorListGather: index {k} out of range"))
-                })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let picks = indices_in(l, &i[1], "TensorListGather")?;
     let dims = element_dims(l, &i[2], "TensorListGather")?;
     let items = filled(l, &picks, &dims)?;
     Ok(vec![join(&items, l.dtype, &dims, false)?])

@@ -5,7 +5,7 @@
 
 use super::array::{int_scalar, int_vector};
 use super::list::{
-    check_item, count, cut, dims_i64, filled, index, join, known, merge_shapes, rows,
+    check_item, count, cut, dims_i64, filled, index, indices_in, join, known, merge_shapes, rows,
 };
 use crate::ops::def::ANY;
 use crate::ops::{AttrDefault, AttrType, NodeAttrs, OpBuilder, Registry};
@@ -190,17 +190,7 @@ fn read(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
 fn gather(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let l = ctx.resources.list(i[0].resource_handle()?)?;
     check_dtype(l, a)?;
-    let picks = int_vector(&i[1], "indices")?
-        .into_iter()
-        .map(|k| {
-            usize::try_from(k)
-                .ok()
-                .filter(|&k| k < l.items.len())
-                .ok_or_else(|| {
-                    invalid_argument(format!("TensorArrayGatherV3: index {k} out of range"))
-                })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let picks = indices_in(l, &i[1], "TensorArrayGatherV3")?;
     let dims = element_dims(l, a.shape("element_shape")?, "TensorArrayGatherV3")?;
     let items = filled(l, &picks, &dims)?;
     Ok(vec![join(&items, l.dtype, &dims, false)?])
