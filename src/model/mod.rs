@@ -2,7 +2,7 @@
 //! (each weight a resource variable made by executing VarHandleOp + AssignVariableOp through the
 //! context), run node by node through `EagerContext::execute`, released completely on dispose.
 
-mod arity;
+pub mod arity;
 pub mod attr_json;
 mod executor;
 mod flow;

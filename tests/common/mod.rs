@@ -49,7 +49,7 @@ pub fn run_op_case(ctx: &mut EagerContext, case: &Value) -> Result<(), String> {
                 .collect()
         })
         .unwrap_or_default();
-    let result = ctx.execute(op, &inputs, attrs);
+    let result = ctx.execute(op, &inputs, attrs.clone());
     if let Some(code) = case.get("error").and_then(Value::as_str) {
         return match result {
             Err(e) if e.code.name() == code => Ok(()),
@@ -58,6 +58,17 @@ pub fn run_op_case(ctx: &mut EagerContext, case: &Value) -> Result<(), String> {
         };
     }
     let got = result.map_err(|e| e.to_string())?;
+    // The load-time output check (model/arity.rs) must agree with what the kernel returns, or a
+    // model reading a real output would be refused at load.
+    let declared = eager_wasm::model::arity::output_count(op, inputs.len(), |n| {
+        attrs.iter().find(|(k, _)| k == n).map(|(_, v)| v)
+    });
+    if declared != got.len() {
+        return Err(format!(
+            "{} outputs, but model/arity.rs declares {declared}",
+            got.len()
+        ));
+    }
     let want = case["outputs"].as_array().ok_or("case without outputs")?;
     // The generator stores only `y` for the FusedBatchNorm family (its other outputs are TF's
     // reserve space, whose contents TF leaves unspecified); every other op lists all outputs.
