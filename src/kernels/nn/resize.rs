@@ -28,7 +28,7 @@ struct Lerp {
 }
 
 /// TF's `CalculateResizeScale`.
-fn resize_scale(input: usize, output: usize, align_corners: bool) -> f32 {
+pub(super) fn resize_scale(input: usize, output: usize, align_corners: bool) -> f32 {
     if align_corners && output > 1 {
         (input - 1) as f32 / (output - 1) as f32
     } else {
@@ -64,8 +64,17 @@ fn weights(input: usize, output: usize, scale: f32, half_pixel: bool) -> Result<
     Ok(v)
 }
 
-fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let (images, size) = (&i[0], &i[1]);
+/// The checked arguments of a resize op (TF's `ImageResizerState`, shared by ResizeBilinear and
+/// ResizeNearestNeighbor): the NHWC input dims, the output size and the two sampling flags.
+pub(super) struct ResizeArgs {
+    pub dims: [usize; 4],
+    pub out: (usize, usize),
+    pub align: bool,
+    pub half: bool,
+}
+
+/// Reads and checks a resize op's attrs, `images` and `size` as TF's CPU kernels do.
+pub(super) fn resize_args(a: &NodeAttrs, images: &Tensor, size: &Tensor) -> Result<ResizeArgs> {
     let (align, half) = (a.bool("align_corners")?, a.bool("half_pixel_centers")?);
     if images.rank() != 4 {
         return Err(invalid_argument(format!(
@@ -91,24 +100,35 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
             "If half_pixel_centers is True, align_corners must be False.",
         ));
     }
-    let [n, h, w, c] = [
-        images.dims()[0],
-        images.dims()[1],
-        images.dims()[2],
-        images.dims()[3],
-    ];
+    let d = images.dims();
+    let dims = [d[0], d[1], d[2], d[3]];
     if sz[0] <= 0 || sz[1] <= 0 {
         return Err(invalid_argument(format!(
             "output dimensions must be positive, got {sz:?}"
         )));
     }
-    if h == 0 || w == 0 {
+    if dims[1] == 0 || dims[2] == 0 {
         return Err(invalid_argument(format!(
             "input image must be of non-zero size, got shape {}",
             images.shape()
         )));
     }
-    let (oh, ow) = (sz[0] as usize, sz[1] as usize);
+    Ok(ResizeArgs {
+        dims,
+        out: (sz[0] as usize, sz[1] as usize),
+        align,
+        half,
+    })
+}
+
+fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
+    let images = &i[0];
+    let ResizeArgs {
+        dims: [n, h, w, c],
+        out: (oh, ow),
+        align,
+        half,
+    } = resize_args(a, images, &i[1])?;
     let shape = Shape::new(vec![n, oh, ow, c])?;
     if shape.num_elements() == 0 {
         return Ok(vec![Tensor::from_vec(shape, Vec::<f32>::new())?]);

@@ -1,11 +1,12 @@
 //! ResizeNearestNeighbor with TF's CPU source-index rule (legacy or half-pixel scaler, optional
 //! corner alignment, which rounds instead of flooring); any dtype, moved as pixel runs.
 
+use super::resize::{resize_args, resize_scale, ResizeArgs};
 use crate::kernels::array::assemble::assemble;
 use crate::ops::def::ANY;
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
-use crate::status::{invalid_argument, resource_exhausted, Result};
+use crate::status::{resource_exhausted, Result};
 use crate::tensor::{DType, Shape, Tensor, MAX_TENSOR_BYTES};
 
 pub fn register(reg: &mut Registry) {
@@ -21,11 +22,7 @@ pub fn register(reg: &mut Registry) {
 
 /// Source index of every output coordinate along one axis.
 fn sources(input: usize, output: usize, align: bool, half: bool) -> Result<Vec<usize>> {
-    let scale = if align && output > 1 {
-        (input - 1) as f32 / (output - 1) as f32
-    } else {
-        input as f32 / output as f32
-    };
+    let scale = resize_scale(input, output, align);
     let mut v = Vec::new();
     v.try_reserve_exact(output).map_err(|_| {
         resource_exhausted(format!(
@@ -45,40 +42,13 @@ fn sources(input: usize, output: usize, align: bool, half: bool) -> Result<Vec<u
 }
 
 fn resize_nearest(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let (images, size) = (&i[0], &i[1]);
-    let (align, half) = (a.bool("align_corners")?, a.bool("half_pixel_centers")?);
-    if images.rank() != 4 {
-        return Err(invalid_argument(format!(
-            "input must be 4-dimensional, got shape {}",
-            images.shape()
-        )));
-    }
-    let sz = size.as_slice::<i32>()?;
-    if size.rank() != 1 || sz.len() != 2 {
-        return Err(invalid_argument(format!(
-            "shape_t must be 1-dimensional with two elements, got shape {}",
-            size.shape()
-        )));
-    }
-    if half && align {
-        return Err(invalid_argument(
-            "If half_pixel_centers is True, align_corners must be False.",
-        ));
-    }
-    let d = images.dims();
-    let [n, h, w, c] = [d[0], d[1], d[2], d[3]];
-    if sz[0] <= 0 || sz[1] <= 0 {
-        return Err(invalid_argument(format!(
-            "output dimensions must be positive, got {sz:?}"
-        )));
-    }
-    if h == 0 || w == 0 {
-        return Err(invalid_argument(format!(
-            "input image must be of non-zero size, got shape {}",
-            images.shape()
-        )));
-    }
-    let (oh, ow) = (sz[0] as usize, sz[1] as usize);
+    let images = &i[0];
+    let ResizeArgs {
+        dims: [n, h, w, c],
+        out: (oh, ow),
+        align,
+        half,
+    } = resize_args(a, images, &i[1])?;
     let shape = Shape::new(vec![n, oh, ow, c])?;
     if shape.num_elements() == 0 {
         return Ok(vec![assemble(&[], images.dtype(), shape, &mut |_| {})?]);
