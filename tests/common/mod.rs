@@ -128,17 +128,29 @@ pub fn check_model(
         GraphModel::load(ctx, model_json, weights, &mut |_, _| {}).map_err(|e| e.to_string())?;
     let (inputs, want) = reference(reference_json);
     let got = model.predict(ctx, inputs).map_err(|e| e.to_string())?;
-    for (info, g) in model.outputs().iter().zip(&got) {
+    compare_outputs(model.outputs(), &got, &want, atol, rtol)?;
+    model.dispose(ctx);
+    if ctx.memory().num_resources != 0 {
+        return Err("resources left after dispose".into());
+    }
+    Ok(())
+}
+
+/// Each output (in `outputs` order) against the reference output of the same name.
+fn compare_outputs(
+    outputs: &[eager_wasm::model::TensorInfo],
+    got: &[Tensor],
+    want: &Io,
+    atol: f32,
+    rtol: f32,
+) -> Result<(), String> {
+    for (info, g) in outputs.iter().zip(got) {
         let w = &want
             .iter()
             .find(|(n, _)| *n == info.name)
             .ok_or_else(|| format!("no reference for output {}", info.name))?
             .1;
         compare(g, w, atol, rtol).map_err(|e| format!("output {}: {e}", info.name))?;
-    }
-    model.dispose(ctx);
-    if ctx.memory().num_resources != 0 {
-        return Err("resources left after dispose".into());
     }
     Ok(())
 }
@@ -415,14 +427,7 @@ pub fn check_layers_model(ctx: &mut EagerContext, f: &LayersFixture) -> Result<(
             model.outputs().len()
         ));
     }
-    for (info, g) in model.outputs().iter().zip(&got) {
-        let w = &want
-            .iter()
-            .find(|(n, _)| *n == info.name)
-            .ok_or_else(|| format!("no reference for output {}", info.name))?
-            .1;
-        compare(g, w, ATOL, RTOL).map_err(|e| format!("output {}: {e}", info.name))?;
-    }
+    compare_outputs(model.outputs(), &got, &want, ATOL, RTOL)?;
     model.dispose(ctx);
     if ctx.memory().num_resources != 0 {
         return Err("resources left after dispose".into());
