@@ -10,13 +10,14 @@ use crate::tensor::Tensor;
 use std::cell::RefCell;
 
 /// Matches feeds to the signature inputs (by key, tensor name or node name) and checks dtype, rank
-/// and fixed dims.
+/// and fixed dims. `optional[k]`: input `k` may be left unfed (an input past its end is required).
 pub fn order_feeds(
     inputs: &[TensorInfo],
     optional: &[bool],
     feeds: Vec<(String, Tensor)>,
 ) -> Result<Vec<Option<Tensor>>> {
-    let required = optional.iter().filter(|&&o| !o).count();
+    let is_optional = |k: usize| optional.get(k).copied().unwrap_or(false);
+    let required = (0..inputs.len()).filter(|&k| !is_optional(k)).count();
     if feeds.len() > inputs.len() || feeds.len() < required {
         return Err(invalid_argument(format!(
             "model takes {} input{} ({}), got {}",
@@ -47,7 +48,7 @@ pub fn order_feeds(
         check_input(&inputs[k], &t)?;
         ordered[k] = Some(t);
     }
-    if let Some(k) = (0..inputs.len()).find(|&k| ordered[k].is_none() && !optional[k]) {
+    if let Some(k) = (0..inputs.len()).find(|&k| ordered[k].is_none() && !is_optional(k)) {
         return Err(invalid_argument(format!(
             "input '{}' is not fed (inputs: {})",
             inputs[k].name,

@@ -161,8 +161,7 @@ impl LayersModel {
             .as_ref()
             .ok_or_else(|| failed_precondition("predict() on a model that was disposed"))?;
         // Every input of a layers model is required (none is a PlaceholderWithDefault).
-        let required = vec![false; self.inputs.len()];
-        let ordered = order_feeds(&self.inputs, &required, feeds)?;
+        let ordered = order_feeds(&self.inputs, &[], feeds)?;
         let mut run = Run {
             ctx,
             vars: &loaded.vars,
