@@ -7,6 +7,7 @@ import { ioFor, ioWrites, readOutputs } from './io.js';
 import { GraphModel, LayersModel } from './model.js';
 import { cachedModelJsonText, loadFromText } from './model-text.js';
 import { makeOps, opIdOf } from './ops.js';
+import { fromPixels } from './pixels.js';
 import { ensureInit } from './runtime.js';
 import { plainCopy, invalid, messageOf } from './snapshot.js';
 import { Tensor, handleOf, tensorValues } from './tensor.js';
@@ -143,6 +144,15 @@ export class EagerContext {
       throw toEagerError(e);
     }
     return new Tensor(this, handle, t.dtype, dims);
+  }
+
+  /**
+   * An image (ImageData, img, canvas, OffscreenCanvas, ImageBitmap, video, VideoFrame, or raw
+   * `{ data, width, height }`) as an int32 `[height, width, numChannels]` tensor, as TF.js's
+   * `tf.browser.fromPixels`; `{ dtype: 'uint8' }` keeps the bytes.
+   */
+  fromPixels(source, numChannels, options) {
+    return fromPixels(this, source, numChannels, options);
   }
 
   /**

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Loads the built package (dist/) as plain ESM from a static server in headless Chromium, checks
 // the API end to end there (init without arguments, execute, tidy, EagerError, memory, loading a
-// model by URL), runs the hostile-value cases and the fuzz loop of tests/js/ (issue 14), and times
-// a tiny `add` + dispose from JS against the target (< 3 us: 0.2x of
-// tfjs-wasm's ~15 us). `--strict-bench` fails when the target is missed (off by default: timings
-// on a shared 2-core CI machine are noisy).
+// model by URL), checks ctx.fromPixels from every browser image source (tests/js/pixels-browser.mjs),
+// runs the hostile-value cases and the fuzz loop of tests/js/ (issue 14), and times a tiny `add` +
+// dispose from JS against the target (< 3 us: 0.2x of tfjs-wasm's ~15 us). `--strict-bench` fails
+// when the target is missed (off by default: timings on a shared 2-core CI machine are noisy).
 
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,7 @@ const page = `<!doctype html><meta charset="utf-8"><title>eager-wasm check</titl
 import * as api from '/dist/index.js';
 import { runHostileCases } from '/tests/js/hostile-cases.mjs';
 import { fuzzBoundary } from '/tests/js/hostile-fuzz.mjs';
+import { checkFromPixels } from '/tests/js/pixels-browser.mjs';
 const { init, EagerContext, EagerError, registeredOps } = api;
 const log = [];
 const check = (cond, msg) => { if (!cond) throw new Error('check failed: ' + msg); log.push('ok ' + msg); };
@@ -89,10 +90,11 @@ try {
     return ((performance.now() - t0) * 1000) / n;
   })();
   ctx.dispose();
+  const pixels = await checkFromPixels(api);
   // Hostile values at the boundary (tests/js/hostile-cases.mjs, as in Node) and the fuzz loop.
   const hostile = await runHostileCases(api);
   const fuzz = fuzzBoundary(api, { ms: 3000, seed: 2 });
-  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent, hostile, fuzz };
+  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent, hostile, fuzz, pixels };
 } catch (e) {
   window.__error = ((e && e.stack) || String(e)) + '\\n' + log.join('\\n');
 }
@@ -104,6 +106,13 @@ let failed = false;
 try {
   const r = await runPage(browser.context, `${server.origin}/check.html`, { prefix: '[chromium]', timeoutMs: 600000 });
   for (const l of r.log) console.log(l);
+  for (const p of r.pixels) {
+    console.log(`${p.ok ? 'ok' : 'FAIL'} ${p.name}`);
+    if (!p.ok) {
+      console.log(p.error);
+      failed = true;
+    }
+  }
   for (const h of r.hostile) {
     console.log(`${h.ok ? 'ok' : 'FAIL'} hostile: ${h.name}${h.skipped ? ` (skipped: ${h.skipped})` : ''}`);
     if (!h.ok) {
