@@ -25,6 +25,8 @@ export class EagerError extends Error {
 export type DType = 'float32' | 'int32' | 'int64' | 'bool' | 'uint8';
 /** dtype of a tensor: a variable handle made by VarHandleOp has dtype 'resource'. */
 export type TensorDType = DType | 'resource';
+/** Every dtype a Tensor can have (TF.js's name for it). */
+export type DataType = TensorDType;
 
 /** Values accepted by `ctx.tensor()`. */
 export type TypedArray =
@@ -40,7 +42,7 @@ export type TypedArray =
   | BigInt64Array
   | BigUint64Array;
 export type ScalarLike = number | boolean | bigint;
-export type NestedArray = ScalarLike[] | NestedArray[];
+export type NestedArray = ScalarLike[] | TypedArray[] | NestedArray[];
 export type TensorLike = TypedArray | NestedArray | ScalarLike;
 
 /** What `dataSync()` returns for each dtype. */
@@ -52,6 +54,29 @@ export type DataTypeMap = {
   uint8: Uint8Array;
   resource: never;
 };
+
+/** One value of each dtype, as `arraySync()` gives it. */
+export type ElementTypeMap = {
+  float32: number;
+  int32: number;
+  int64: bigint;
+  bool: boolean;
+  uint8: number;
+  resource: never;
+};
+/** Values of type T nested to any depth (a scalar is depth 0). */
+export type Nested<T> = T | Nested<T>[];
+/** A Tensor, or values `ctx.tensor()` accepts (made into a tensor for the call, then disposed). */
+export type TensorOrLike = Tensor | TensorLike;
+/** Values that make a float32 tensor when no dtype is given. */
+export type Float32Like = Float32Array | Float64Array | number | NestedNumbers;
+export type NestedNumbers = number[] | Exclude<TypedArray, BigInt64Array | BigUint64Array>[] | NestedNumbers[];
+export type Int32Like = Int32Array | Int16Array | Int8Array | Uint32Array | Uint16Array | Uint8Array | Uint8ClampedArray;
+export type Int64Like = BigInt64Array | BigUint64Array | bigint | Nested<bigint>[];
+/** TF.js's pad: 'same', 'valid', a number (explicit, every side) or [[top, bottom], [left, right]] etc. per dim. */
+export type Padding = 'same' | 'valid' | 'SAME' | 'VALID' | number | [number, number][];
+/** One number for both spatial dims, [h, w], or TF's 4 numbers. */
+export type Spatial = number | [number, number] | [number, number, number, number];
 
 /**
  * Loads and instantiates the wasm module; no argument needed in a browser or in Node 20. Of the
@@ -73,11 +98,16 @@ export interface InitOptions {
 /** Which build init() loaded. Throws EagerError('FailedPrecondition') before `await init()`. */
 export function wasmFeatures(): { simd: true; relaxedSimd: boolean };
 
-export class Tensor {
+/**
+ * A tensor in wasm memory. `D` is its dtype: `dataSync()` returns that dtype's typed array and
+ * `arraySync()` its values nested. The op methods (`t.add(b)`, `t.reshape(shape)`, ...) are
+ * `ctx.ops` helpers with `t` first: see `Ops`.
+ */
+export class Tensor<D extends DataType = DataType> {
   private constructor();
   /** The context that owns the tensor. */
   readonly context: EagerContext;
-  readonly dtype: TensorDType;
+  readonly dtype: D;
   readonly shape: number[];
   readonly rank: number;
   /** Number of elements. */
@@ -87,26 +117,108 @@ export class Tensor {
   /** @internal numeric handle into the runtime's tensor table */
   readonly handle: number;
   /** A copy of the values. Throws EagerError('FailedPrecondition') once disposed. */
-  dataSync(): Float32Array | Int32Array | BigInt64Array | Uint8Array;
-  data(): Promise<Float32Array | Int32Array | BigInt64Array | Uint8Array>;
+  dataSync(): DataTypeMap[D];
+  data(): Promise<DataTypeMap[D]>;
   /**
    * Copies the values into the start of `target` without allocating and returns `target`. It must
    * be the dtype's array type (Float32Array, Int32Array, BigInt64Array for int64, Uint8Array for
-   * bool) and hold at least `size` elements; otherwise EagerError('InvalidArgument'). A real typed
-   * array is required (a Proxy or look-alike is refused; a subclass's overrides are not used), and
-   * a detached one is refused.
+   * bool and uint8) and hold at least `size` elements; otherwise EagerError('InvalidArgument'). A
+   * real typed array is required (a Proxy or look-alike is refused; a subclass's overrides are not
+   * used), and a detached one is refused.
    */
-  readInto<T extends Float32Array | Int32Array | BigInt64Array | Uint8Array>(target: T): T;
-  /** Values as nested arrays (bigint for int64, boolean for bool). */
-  arraySync(): any;
-  array(): Promise<any>;
+  readInto<T extends DataTypeMap[D]>(target: T): T;
+  /**
+   * Values as nested arrays (bigint for int64, boolean for bool); a scalar for rank 0. Name the
+   * nesting you know (`t.arraySync<number[][]>()`): it is checked against the dtype.
+   */
+  arraySync<A extends Nested<ElementTypeMap[D]> = Nested<ElementTypeMap[D]>>(): A;
+  array<A extends Nested<ElementTypeMap[D]> = Nested<ElementTypeMap[D]>>(): Promise<A>;
   /** Releases the tensor's memory. Idempotent. */
   dispose(): void;
   /** The values by dimension as TF.js prints them (long dims truncated); `verbose` adds dtype, rank, shape. */
   toString(verbose?: boolean): string;
   /** `console.log(this.toString(verbose))`. */
   print(verbose?: boolean): void;
+
+  // Chainable ops: each is the `ctx.ops` helper of the same name with this tensor first.
+  abs(): Tensor<D>; acos(): Tensor<D>; acosh(): Tensor<D>; asin(): Tensor<D>; asinh(): Tensor<D>;
+  atan(): Tensor<D>; atanh(): Tensor<D>; ceil(): Tensor<D>; cos(): Tensor<D>; cosh(): Tensor<D>;
+  elu(): Tensor<D>; erf(): Tensor<D>; exp(): Tensor<D>; expm1(): Tensor<D>; floor(): Tensor<D>;
+  identity(): Tensor<D>; clone(): Tensor<D>; log(): Tensor<D>; log1p(): Tensor<D>; neg(): Tensor<D>;
+  onesLike(): Tensor<D>; zerosLike(): Tensor<D>; reciprocal(): Tensor<D>; relu(): Tensor<D>;
+  relu6(): Tensor<D>; round(): Tensor<D>; rsqrt(): Tensor<D>; selu(): Tensor<D>; sigmoid(): Tensor<D>;
+  sign(): Tensor<D>; sin(): Tensor<D>; sinh(): Tensor<D>; softplus(): Tensor<D>; sqrt(): Tensor<D>;
+  square(): Tensor<D>; tan(): Tensor<D>; tanh(): Tensor<D>;
+  isFinite(): Tensor<'bool'>; isInf(): Tensor<'bool'>; isNaN(): Tensor<'bool'>; logicalNot(): Tensor<'bool'>;
+  add(b: TensorOrLike): Tensor<D>; sub(b: TensorOrLike): Tensor<D>; mul(b: TensorOrLike): Tensor<D>;
+  div(b: TensorOrLike): Tensor<D>; floorDiv(b: TensorOrLike): Tensor<D>; mod(b: TensorOrLike): Tensor<D>;
+  maximum(b: TensorOrLike): Tensor<D>; minimum(b: TensorOrLike): Tensor<D>; pow(b: TensorOrLike): Tensor<D>;
+  squaredDifference(b: TensorOrLike): Tensor<D>; atan2(b: TensorOrLike): Tensor<D>;
+  divNoNan(b: TensorOrLike): Tensor<D>; prelu(alpha: TensorOrLike): Tensor<D>; biasAdd(bias: TensorOrLike): Tensor<D>;
+  equal(b: TensorOrLike): Tensor<'bool'>; notEqual(b: TensorOrLike): Tensor<'bool'>;
+  greater(b: TensorOrLike): Tensor<'bool'>; greaterEqual(b: TensorOrLike): Tensor<'bool'>;
+  less(b: TensorOrLike): Tensor<'bool'>; lessEqual(b: TensorOrLike): Tensor<'bool'>;
+  logicalAnd(b: TensorOrLike): Tensor<'bool'>; logicalOr(b: TensorOrLike): Tensor<'bool'>;
+  sum(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
+  mean(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
+  max(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
+  min(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
+  prod(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
+  all(axis?: number | number[] | null, keepDims?: boolean): Tensor<'bool'>;
+  any(axis?: number | number[] | null, keepDims?: boolean): Tensor<'bool'>;
+  argMax(axis?: number): Tensor<'int32'>;
+  argMin(axis?: number): Tensor<'int32'>;
+  cumsum(axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
+  cumprod(axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
+  softmax(dim?: number): Tensor<D>;
+  logSoftmax(axis?: number): Tensor<D>;
+  conv2d(filter: TensorOrLike, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<D>;
+  conv2d(filter: TensorOrLike, options?: Conv2DOptions): Tensor<D>;
+  depthwiseConv2d(filter: TensorOrLike, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<D>;
+  depthwiseConv2d(filter: TensorOrLike, options?: Conv2DOptions): Tensor<D>;
+  maxPool(filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<D>;
+  maxPool(options?: PoolOptions): Tensor<D>;
+  avgPool(filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<D>;
+  avgPool(options?: PoolOptions): Tensor<D>;
+  /** float32 whatever the input dtype (as TF). */
+  resizeBilinear(size: [number, number], alignCorners?: boolean, halfPixelCenters?: boolean): Tensor<'float32'>;
+  resizeNearestNeighbor(size: [number, number], alignCorners?: boolean, halfPixelCenters?: boolean): Tensor<D>;
+  matMul(b: TensorOrLike, transposeA?: boolean, transposeB?: boolean): Tensor<D>;
+  matMul(b: TensorOrLike, options: { transposeA?: boolean; transposeB?: boolean }): Tensor<D>;
+  leakyRelu(alpha?: number): Tensor<D>;
+  clipByValue(min: number, max: number): Tensor<D>;
+  cast<T extends DType>(dtype: T): Tensor<T>;
+  reshape(shape: number[]): Tensor<D>;
+  expandDims(axis?: number): Tensor<D>;
+  squeeze(axis?: number[]): Tensor<D>;
+  transpose(perm?: number[]): Tensor<D>;
+  slice(begin: number | number[], size?: number | number[]): Tensor<D>;
+  stridedSlice(begin: number[], end: number[], strides?: number[], beginMask?: number, endMask?: number, ellipsisMask?: number, newAxisMask?: number, shrinkAxisMask?: number): Tensor<D>;
+  concat(x: Tensor | Tensor[], axis?: number): Tensor<D>;
+  stack(x: Tensor | Tensor[], axis?: number): Tensor<D>;
+  unstack(axis?: number): Tensor<D>[];
+  split(numOrSizeSplits: number | number[], axis?: number): Tensor<D>[];
+  pad(paddings: [number, number][], constantValue?: number | bigint | boolean): Tensor<D>;
+  mirrorPad(paddings: [number, number][], mode: 'reflect' | 'symmetric'): Tensor<D>;
+  tile(reps: number[]): Tensor<D>;
+  broadcastTo(shape: number[]): Tensor<D>;
+  reverse(axis?: number | number[]): Tensor<D>;
+  gather(indices: TensorOrLike, axis?: number, batchDims?: number): Tensor<D>;
+  oneHot<T extends DType = 'int32'>(depth: number, onValue?: number, offValue?: number, dtype?: T): Tensor<T>;
+  topk(k?: number, sorted?: boolean): { values: Tensor<D>; indices: Tensor<'int32'> };
+  depthToSpace(blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor<D>;
 }
+
+/** What `fromPixels` reads (the DOM types only where they exist, e.g. not in a worker). */
+export type PixelSource =
+  | { data: Uint8Array | Uint8ClampedArray; width: number; height: number }
+  | ImageData
+  | HTMLImageElement
+  | HTMLCanvasElement
+  | HTMLVideoElement
+  | OffscreenCanvas
+  | ImageBitmap
+  | VideoFrame;
 
 export interface CacheOptions {
   /** Entry bound (LRU eviction). Infinity or null: unbounded. Default: unbounded. */
@@ -228,7 +340,18 @@ export interface TensorInfo {
   shape: number[] | null;
 }
 
-export class GraphModel {
+/** A model's inputs: one Tensor (single-input models), Tensors in `inputs` order, or by name. */
+export type ModelInputs = Tensor | Tensor[] | { [name: string]: Tensor };
+/** What `predict` returns: a Tensor, or by output name when the model's names were given. */
+export type Prediction<O extends string | null, D extends DataType> = [O] extends [string] ? { [K in O]: Tensor<D> } : Tensor<D>;
+
+/**
+ * A loaded model, typed by what `predict` returns (the runtime knows it only once loaded: see
+ * `outputs`). `O`: the output names of a model with several (`ctx.loadGraphModel<'boxes' |
+ * 'scores'>(url)`: `predict` returns `{ boxes, scores }`); left out (null), `predict` returns a
+ * Tensor (a one-output model). `D`: the outputs' dtype, float32 unless given (`<null, 'int64'>`).
+ */
+export class GraphModel<O extends string | null = null, D extends DataType = 'float32'> {
   protected constructor();
   readonly context: EagerContext;
   readonly inputs: TensorInfo[];
@@ -239,20 +362,20 @@ export class GraphModel {
    * One output: a Tensor; several: `{ [output name]: Tensor }`, an object without prototype (so an
    * output named `__proto__` or `constructor` is an ordinary key).
    */
-  predict(x: Tensor | Tensor[] | { [name: string]: Tensor }): Tensor | { [name: string]: Tensor };
+  predict(x: ModelInputs): Prediction<O, D>;
   /**
    * TF.js's `execute`: `outputs` names what to return (a signature output key, `'node:1'` or a
    * node name; intermediate nodes the outputs need are available), default the signature outputs.
    * One name: a Tensor; an array: Tensors in its order; no names: a Tensor for a one-output model,
    * else Tensors in `outputs` order.
    */
-  execute(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string): Tensor;
-  execute(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string[]): Tensor[];
-  execute(inputs: Tensor | Tensor[] | { [name: string]: Tensor }): Tensor | Tensor[];
+  execute(inputs: ModelInputs, outputs: string): Tensor;
+  execute(inputs: ModelInputs, outputs: string[]): Tensor[];
+  execute(inputs: ModelInputs): Tensor | Tensor[];
   /** `execute` as a Promise (what TF.js users call for control-flow models). */
-  executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string): Promise<Tensor>;
-  executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }, outputs: string[]): Promise<Tensor[]>;
-  executeAsync(inputs: Tensor | Tensor[] | { [name: string]: Tensor }): Promise<Tensor | Tensor[]>;
+  executeAsync(inputs: ModelInputs, outputs: string): Promise<Tensor>;
+  executeAsync(inputs: ModelInputs, outputs: string[]): Promise<Tensor[]>;
+  executeAsync(inputs: ModelInputs): Promise<Tensor | Tensor[]>;
   /** Runs once on zeros (unknown dims as 1) and disposes the result: kernels are cached before the first real input. */
   warmup(): void;
   /** Releases every variable and tensor of the model. Idempotent. */
@@ -263,7 +386,7 @@ export class GraphModel {
  * A TF.js layers (Keras) model from `loadLayersModel`: `inputs` are its input layers (name, dtype,
  * `batch_input_shape`), `outputs` its output layers (shape null: not inferred).
  */
-export class LayersModel extends GraphModel {}
+export class LayersModel<O extends string | null = null, D extends DataType = 'float32'> extends GraphModel<O, D> {}
 
 /** Weights held in memory: one buffer (shards concatenated), one per shard, or by shard path. */
 export type WeightsSource =
@@ -280,52 +403,166 @@ export interface LoadOptions {
   fetch?: (input: string, init?: { signal?: AbortSignal }) => Promise<Response>;
 }
 
+/** conv2d options (the earlier form; TF.js's positional arguments work too). */
 export interface Conv2DOptions {
-  strides?: number | [number, number] | [number, number, number, number];
-  padding?: 'SAME' | 'VALID' | 'EXPLICIT';
-  dilations?: number | [number, number] | [number, number, number, number];
+  /** Default 1. */
+  strides?: Spatial;
+  /** `pad` and `padding` are the same; default 'VALID'. */
+  pad?: Padding;
+  padding?: Padding | 'EXPLICIT';
+  dilations?: Spatial;
+  /** With padding 'EXPLICIT': TF's 8 numbers. */
   explicitPaddings?: number[];
   dataFormat?: 'NHWC' | 'NCHW';
 }
 
 export interface PoolOptions {
-  filterSize?: number | [number, number] | [number, number, number, number];
-  strides?: number | [number, number] | [number, number, number, number];
-  padding?: 'SAME' | 'VALID';
+  /** Default 2. */
+  filterSize?: Spatial;
+  /** Default filterSize. */
+  strides?: Spatial;
+  /** Default 'VALID'. */
+  pad?: 'same' | 'valid' | 'SAME' | 'VALID' | 0;
+  padding?: 'same' | 'valid' | 'SAME' | 'VALID' | 0;
   dataFormat?: 'NHWC' | 'NCHW';
 }
 
-/** Typed helpers over `execute` (each returns the op's first output). */
+/** The helper of one op: x first (a Tensor, or values made into one for the call). */
+type Unary = <D extends DataType>(x: Tensor<D> | TensorLike) => Tensor<D>;
+type Predicate = (x: TensorOrLike) => Tensor<'bool'>;
+type Binary = <D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike) => Tensor<D>;
+type Comparison = (a: TensorOrLike, b: TensorOrLike) => Tensor<'bool'>;
+type Reduction<R extends DataType | null = null> = <D extends DataType>(
+  x: Tensor<D> | TensorLike,
+  axis?: number | number[] | null,
+  keepDims?: boolean,
+) => Tensor<R extends DataType ? R : D>;
+type Conv = {
+  <D extends DataType>(x: Tensor<D> | TensorLike, filter: TensorOrLike, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<D>;
+  <D extends DataType>(x: Tensor<D> | TensorLike, filter: TensorOrLike, options?: Conv2DOptions): Tensor<D>;
+};
+type Pool = {
+  <D extends DataType>(x: Tensor<D> | TensorLike, filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<D>;
+  <D extends DataType>(x: Tensor<D> | TensorLike, options?: PoolOptions): Tensor<D>;
+};
+type Resize<R extends DataType | null> = <D extends DataType>(
+  images: Tensor<D> | TensorLike,
+  size: [number, number],
+  alignCorners?: boolean,
+  halfPixelCenters?: boolean,
+) => Tensor<R extends DataType ? R : D>;
+
+/**
+ * TF.js's everyday ops as helpers over `execute` (the same ops and attrs, so the same cached
+ * kernels), with TF.js's argument order and spellings ('same', camelCase). Every tensor argument
+ * may also be values (`x.add(1)`; the number takes the other operand's dtype), made into a tensor
+ * for the call and disposed after. Images may be one image [h, w, c] or a batch [n, h, w, c].
+ * Bad arguments: EagerError('InvalidArgument').
+ */
 export interface Ops {
-  matMul(a: Tensor, b: Tensor, options?: { transposeA?: boolean; transposeB?: boolean }): Tensor;
-  conv2d(x: Tensor, filter: Tensor, options?: Conv2DOptions): Tensor;
-  depthwiseConv2d(x: Tensor, filter: Tensor, options?: Conv2DOptions): Tensor;
-  maxPool(x: Tensor, options?: PoolOptions): Tensor;
-  avgPool(x: Tensor, options?: PoolOptions): Tensor;
-  add(a: Tensor, b: Tensor): Tensor;
-  sub(a: Tensor, b: Tensor): Tensor;
-  mul(a: Tensor, b: Tensor): Tensor;
-  div(a: Tensor, b: Tensor): Tensor;
-  maximum(a: Tensor, b: Tensor): Tensor;
-  minimum(a: Tensor, b: Tensor): Tensor;
-  pow(a: Tensor, b: Tensor): Tensor;
-  biasAdd(x: Tensor, bias: Tensor): Tensor;
-  relu(x: Tensor): Tensor;
-  relu6(x: Tensor): Tensor;
-  sigmoid(x: Tensor): Tensor;
-  tanh(x: Tensor): Tensor;
-  exp(x: Tensor): Tensor;
-  log(x: Tensor): Tensor;
-  sqrt(x: Tensor): Tensor;
-  neg(x: Tensor): Tensor;
-  abs(x: Tensor): Tensor;
-  softmax(x: Tensor): Tensor;
-  identity(x: Tensor): Tensor;
-  leakyRelu(x: Tensor, alpha?: number): Tensor;
-  cast(x: Tensor, dtype: DType): Tensor;
-  reshape(x: Tensor, shape: number[]): Tensor;
-  transpose(x: Tensor, perm?: number[]): Tensor;
-  sum(x: Tensor, axes: number[], keepDims?: boolean): Tensor;
+  abs: Unary; acos: Unary; acosh: Unary; asin: Unary; asinh: Unary; atan: Unary; atanh: Unary;
+  ceil: Unary; cos: Unary; cosh: Unary; elu: Unary; erf: Unary; exp: Unary; expm1: Unary;
+  floor: Unary; identity: Unary; clone: Unary; log: Unary; log1p: Unary; neg: Unary;
+  onesLike: Unary; zerosLike: Unary; reciprocal: Unary; relu: Unary; relu6: Unary; round: Unary;
+  rsqrt: Unary; selu: Unary; sigmoid: Unary; sign: Unary; sin: Unary; sinh: Unary; softplus: Unary;
+  sqrt: Unary; square: Unary; tan: Unary; tanh: Unary;
+  isFinite: Predicate; isInf: Predicate; isNaN: Predicate; logicalNot: Predicate;
+  add: Binary; sub: Binary; mul: Binary; div: Binary; floorDiv: Binary; mod: Binary;
+  maximum: Binary; minimum: Binary; pow: Binary; squaredDifference: Binary; atan2: Binary;
+  divNoNan: Binary; prelu: Binary; biasAdd: Binary;
+  equal: Comparison; notEqual: Comparison; greater: Comparison; greaterEqual: Comparison;
+  less: Comparison; lessEqual: Comparison; logicalAnd: Comparison; logicalOr: Comparison;
+  /** Over `axis` (default: every axis). */
+  sum: Reduction; mean: Reduction; max: Reduction; min: Reduction; prod: Reduction;
+  all: Reduction<'bool'>; any: Reduction<'bool'>;
+  /** int32 indices, as in TF.js; axis default 0. */
+  argMax(x: TensorOrLike, axis?: number): Tensor<'int32'>;
+  argMin(x: TensorOrLike, axis?: number): Tensor<'int32'>;
+  cumsum<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
+  cumprod<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
+  /** Over the last axis (the only one supported). */
+  softmax<D extends DataType>(x: Tensor<D> | TensorLike, dim?: number): Tensor<D>;
+  logSoftmax<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number): Tensor<D>;
+  /** `conv2d(x, filter, strides, pad, dataFormat?, dilations?)` as TF.js, or `(x, filter, options)`. */
+  conv2d: Conv;
+  depthwiseConv2d: Conv;
+  /** `maxPool(x, filterSize, strides, pad)` as TF.js, or `(x, options)`. */
+  maxPool: Pool;
+  avgPool: Pool;
+  /** float32 whatever the input dtype (as TF). */
+  resizeBilinear: Resize<'float32'>;
+  resizeNearestNeighbor: Resize<null>;
+  image: {
+    resizeBilinear: Resize<'float32'>;
+    resizeNearestNeighbor: Resize<null>;
+    /** Indices (int32) of the boxes kept (NonMaxSuppressionV3). */
+    nonMaxSuppression(boxes: TensorOrLike, scores: TensorOrLike, maxOutputSize: number, iouThreshold?: number, scoreThreshold?: number): Tensor<'int32'>;
+    /** NonMaxSuppressionV5: the kept boxes' indices and (soft-NMS) scores. */
+    nonMaxSuppressionWithScore(
+      boxes: TensorOrLike,
+      scores: TensorOrLike,
+      maxOutputSize: number,
+      iouThreshold?: number,
+      scoreThreshold?: number,
+      softNmsSigma?: number,
+    ): { selectedIndices: Tensor<'int32'>; selectedScores: Tensor<'float32'> };
+    cropAndResize(
+      image: TensorOrLike,
+      boxes: TensorOrLike,
+      boxInd: TensorOrLike,
+      cropSize: [number, number],
+      method?: 'bilinear' | 'nearest',
+      extrapolationValue?: number,
+    ): Tensor<'float32'>;
+  };
+  /** `matMul(a, b, transposeA?, transposeB?)` as TF.js, or `(a, b, { transposeA, transposeB })`; rank > 2: batched. */
+  matMul<D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike, transposeA?: boolean, transposeB?: boolean): Tensor<D>;
+  matMul<D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike, options: { transposeA?: boolean; transposeB?: boolean }): Tensor<D>;
+  leakyRelu<D extends DataType>(x: Tensor<D> | TensorLike, alpha?: number): Tensor<D>;
+  clipByValue<D extends DataType>(x: Tensor<D> | TensorLike, min: number, max: number): Tensor<D>;
+  cast<T extends DType>(x: TensorOrLike, dtype: T): Tensor<T>;
+  reshape<D extends DataType>(x: Tensor<D> | TensorLike, shape: number[]): Tensor<D>;
+  expandDims<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number): Tensor<D>;
+  squeeze<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number[]): Tensor<D>;
+  transpose<D extends DataType>(x: Tensor<D> | TensorLike, perm?: number[]): Tensor<D>;
+  /** begin/size shorter than the rank are padded with 0 / -1 (to the end), as in TF.js. */
+  slice<D extends DataType>(x: Tensor<D> | TensorLike, begin: number | number[], size?: number | number[]): Tensor<D>;
+  stridedSlice<D extends DataType>(
+    x: Tensor<D> | TensorLike,
+    begin: number[],
+    end: number[],
+    strides?: number[],
+    beginMask?: number,
+    endMask?: number,
+    ellipsisMask?: number,
+    newAxisMask?: number,
+    shrinkAxisMask?: number,
+  ): Tensor<D>;
+  concat<D extends DataType>(tensors: Array<Tensor<D> | TensorLike>, axis?: number): Tensor<D>;
+  stack<D extends DataType>(tensors: Array<Tensor<D> | TensorLike>, axis?: number): Tensor<D>;
+  unstack<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number): Tensor<D>[];
+  /** n equal parts, or parts of the given sizes (one may be -1). */
+  split<D extends DataType>(x: Tensor<D> | TensorLike, numOrSizeSplits: number | number[], axis?: number): Tensor<D>[];
+  /** `[[before, after], ...]` per dim. */
+  pad<D extends DataType>(x: Tensor<D> | TensorLike, paddings: [number, number][], constantValue?: number | bigint | boolean): Tensor<D>;
+  mirrorPad<D extends DataType>(x: Tensor<D> | TensorLike, paddings: [number, number][], mode: 'reflect' | 'symmetric'): Tensor<D>;
+  tile<D extends DataType>(x: Tensor<D> | TensorLike, reps: number[]): Tensor<D>;
+  broadcastTo<D extends DataType>(x: Tensor<D> | TensorLike, shape: number[]): Tensor<D>;
+  /** Default: every axis. */
+  reverse<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number | number[]): Tensor<D>;
+  gather<D extends DataType>(x: Tensor<D> | TensorLike, indices: TensorOrLike, axis?: number, batchDims?: number): Tensor<D>;
+  /** a where condition holds, else b (broadcasting). */
+  where<D extends DataType>(condition: TensorOrLike, a: Tensor<D> | TensorLike, b: TensorOrLike): Tensor<D>;
+  /** int32 unless `dtype` says otherwise, as in TF.js. */
+  oneHot<T extends DType = 'int32'>(indices: TensorOrLike, depth: number, onValue?: number, offValue?: number, dtype?: T): Tensor<T>;
+  topk<D extends DataType>(x: Tensor<D> | TensorLike, k?: number, sorted?: boolean): { values: Tensor<D>; indices: Tensor<'int32'> };
+  addN<D extends DataType>(tensors: Array<Tensor<D> | TensorLike>): Tensor<D>;
+  einsum(equation: string, ...tensors: TensorOrLike[]): Tensor;
+  depthToSpace<D extends DataType>(x: Tensor<D> | TensorLike, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor<D>;
+  fill<T extends DType = 'float32'>(shape: number[], value: number | bigint | boolean, dtype?: T): Tensor<T>;
+  zeros<T extends DType = 'float32'>(shape: number[], dtype?: T): Tensor<T>;
+  ones<T extends DType = 'float32'>(shape: number[], dtype?: T): Tensor<T>;
+  range<T extends 'float32' | 'int32' | 'int64' = 'float32'>(start: number, stop: number, step?: number, dtype?: T): Tensor<T>;
 }
 
 export class EagerContext {
@@ -341,7 +578,24 @@ export class EagerContext {
    * may be typed arrays) unless given. Every value is converted exactly or the call throws
    * EagerError('InvalidArgument'): strings, mixed types, out-of-range integers, ragged rows.
    */
-  tensor(values: TensorLike, shape?: number[], dtype?: DType): Tensor;
+  tensor<T extends DType>(values: TensorLike, shape: number[] | null | undefined, dtype: T): Tensor<T>;
+  tensor(values: Float32Like, shape?: number[] | null): Tensor<'float32'>;
+  tensor(values: Int32Like, shape?: number[] | null): Tensor<'int32'>;
+  tensor(values: Int64Like, shape?: number[] | null): Tensor<'int64'>;
+  tensor(values: boolean | Nested<boolean>[], shape?: number[] | null): Tensor<'bool'>;
+  tensor(values: TensorLike, shape?: number[] | null): Tensor;
+  /**
+   * An image as TF.js's `tf.browser.fromPixels` gives it: an int32 `[height, width, numChannels]`
+   * tensor of the first numChannels (1 to 4, default 3) of R, G, B, A; `{ dtype: 'uint8' }` keeps
+   * the bytes (4x less memory). ImageData and raw `{ data, width, height }` (Node; data holds 1 to
+   * 4 bytes per pixel) go into wasm as they are; other sources are drawn on a canvas first. Bad
+   * sources, a video with no frame yet, or a bad numChannels: EagerError('InvalidArgument').
+   */
+  fromPixels<T extends 'int32' | 'uint8' = 'int32'>(
+    source: PixelSource,
+    numChannels?: number,
+    options?: { dtype?: T },
+  ): Tensor<T>;
   /** Runs a registered op by TF name with TF attr names; type attrs are inferred from inputs. */
   execute(op: string, inputs?: Tensor[], attrs?: Attrs): Tensor[];
   /**
@@ -352,19 +606,19 @@ export class EagerContext {
   tidy<T>(fn: () => T): T;
   tidy<T>(name: string, fn: () => T): T;
   /** Rejects with EagerError('Cancelled') if the context is disposed while loading. */
-  loadGraphModel(
+  loadGraphModel<O extends string | null = null, D extends DataType = 'float32'>(
     source: string | URL | { modelJson: string | object; weights?: WeightsSource },
     options?: LoadOptions,
-  ): Promise<GraphModel>;
+  ): Promise<GraphModel<O, D>>;
   /**
    * A TF.js layers model (`format: 'layers-model'`, Keras config: what `tensorflowjs_converter
    * --input_format keras`, TF.js `model.save()` and Teachable Machine write); same sources and
    * options as `loadGraphModel`. Throws EagerError('Unimplemented') naming an unsupported layer.
    */
-  loadLayersModel(
+  loadLayersModel<O extends string | null = null, D extends DataType = 'float32'>(
     source: string | URL | { modelJson: string | object; weights?: WeightsSource },
     options?: LoadOptions,
-  ): Promise<LayersModel>;
+  ): Promise<LayersModel<O, D>>;
   cacheStats(): CacheStats;
   cacheOptions(): { maxEntries: number; maxBytes: number; exclude: string[] };
   memory(): MemoryInfo;

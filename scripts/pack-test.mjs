@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // The npm package end to end: `npm pack`, install the tarball into an empty temp project, import it
-// in Node 20 and run a MatMul (or AddV2 while MatMul is not registered), then do the same in headless
-// Chromium twice: the installed package served as plain ESM, and an app bundled by Vite (which must
-// emit the .wasm as an asset from the package's `new URL(..., import.meta.url)`).
+// in Node 20, run a MatMul (or AddV2 while MatMul is not registered), load a model (by file path in
+// Node, by URL in browsers), predict and compare with TF's outputs, and fromPixels; then the same in
+// headless Chromium, each on the page and in a module worker: the installed package served as plain
+// ESM, an app on Vite's dev server, and the same app built by Vite (which must emit the .wasm as an
+// asset from the package's `new URL(..., import.meta.url)`). Last, a strict TypeScript project made
+// of the README's npm examples, verbatim, must compile (`tsc --strict --noEmit`, no casts) against
+// the package's types: tsc from node_modules/.bin or $TSC (skipped, loudly, when there is none).
 // Needs a built dist/ (`npm run build`).
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +21,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(join(tmpdir(), 'eager-wasm-pack-'));
 const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 
-// What both runtimes execute: the README example's first lines.
+// What every runtime executes (MODEL: the mlp fixture's model.json; ref: its reference.json).
 const program = `
 const ctx = new EagerContext();
 const a = ctx.tensor(new Float32Array([1, 2, 3, 4]), [2, 2]);
@@ -28,10 +32,52 @@ const got = Array.from(c.dataSync()).join(',');
 const want = op === 'MatMul' ? '1,2,3,4' : '2,2,3,5';
 let errOk = false;
 try { ctx.execute('NoSuchOp', []); } catch (e) { errOk = e instanceof EagerError && e.code === 'NotFound'; }
+const model = await ctx.loadGraphModel(MODEL);
+model.warmup();
+const x = ctx.tensor(new Float32Array(ref.inputs.x.data), ref.inputs.x.shape);
+const y = model.predict(x);
+const yd = y.dataSync();
+let maxErr = 0;
+ref.outputs.y.data.forEach((w, i) => { maxErr = Math.max(maxErr, Math.abs(yd[i] - w) / (0.1 + Math.abs(w))); });
+x.dispose(); y.dispose(); model.dispose();
+const px = ctx.fromPixels({ data: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), width: 2, height: 1 });
+const pixels = Array.from(px.dataSync()).join(',');
+px.dispose();
+a.dispose(); b.dispose(); c.dispose();
+const left = ctx.memory().numTensors;
 ctx.dispose();
 const build = wasmFeatures().relaxedSimd ? 'relaxed-simd' : 'simd';
-const result = { op, got, want, build, ok: got === want && errOk };
+const ok = got === want && errOk && maxErr <= 1e-4 && pixels === '1,2,3,5,6,7' && left === 0;
+const result = { op, got, want, build, maxErr, pixels, left, ok };
 `;
+const imports = 'init, EagerContext, EagerError, registeredOps, wasmFeatures';
+/** A browser or worker module: runs `program` with the package from `from`, the model at `dir`. */
+const browserProgram = (from, dir) => `import { ${imports} } from '${from}';
+const MODEL = '${dir}/model.json';
+const run = async () => {
+  await init();
+  const ref = await (await fetch('${dir}/reference.json')).json();
+  ${program}
+  return result;
+};
+`;
+/** A page module running `program` there and in a module worker (`worker`: its URL expression). */
+const pageMain = (from, dir, worker) => `${browserProgram(from, dir)}
+const inWorker = () => new Promise((resolve, reject) => {
+  const w = new Worker(${worker}, { type: 'module' });
+  w.onmessage = (e) => (e.data.error ? reject(new Error('worker: ' + e.data.error)) : resolve(e.data.result));
+  w.onerror = (e) => reject(new Error('worker: ' + e.message));
+});
+(async () => {
+  try {
+    window.__result = { page: await run(), worker: await inWorker() };
+  } catch (e) { window.__error = (e && e.stack) || String(e); }
+})();
+`;
+const workerMain = (from, dir) => `${browserProgram(from, dir)}
+run().then((result) => self.postMessage({ result }), (e) => self.postMessage({ error: (e && e.stack) || String(e) }));
+`;
+const show = (label, r) => `${label} (${r.build} build): ${r.op} -> [${r.got}], mlp max rel. error ${r.maxErr.toExponential(1)}, fromPixels [${r.pixels}], ${r.left} tensors left ${r.ok ? 'ok' : 'WRONG'}`;
 
 let failed = false;
 try {
@@ -45,57 +91,67 @@ try {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   sh('npm', ['install', '--no-audit', '--no-fund', '--offline', tarball], app);
 
-  // Node: import by package name, through the exports map.
+  // The model: public/ is served at / by Vite (and copied into its build).
+  const model = join(app, 'public/model');
+  mkdirSync(model, { recursive: true });
+  cpSync(join(root, 'tests/fixtures/models/mlp'), model, { recursive: true });
+
+  // Node: import by package name, through the exports map; the model by file path.
   writeFileSync(
     join(app, 'main.mjs'),
-    `import { init, EagerContext, EagerError, registeredOps, wasmFeatures } from 'eager-wasm';\nawait init();\n${program}\nconsole.log(JSON.stringify(result));\n`,
+    `import { ${imports} } from 'eager-wasm';
+import { readFileSync } from 'node:fs';
+await init();
+const MODEL = 'public/model/model.json';
+const ref = JSON.parse(readFileSync('public/model/reference.json', 'utf8'));
+${program}
+console.log(JSON.stringify(result));
+`,
   );
   const nodeOut = JSON.parse(sh('node', ['main.mjs'], app).trim().split('\n').pop());
-  console.log(`Node ${process.version} (${nodeOut.build} build): ${nodeOut.op} -> [${nodeOut.got}] ${nodeOut.ok ? 'ok' : 'WRONG'}`);
+  console.log(show(`Node ${process.version}`, nodeOut));
   if (!nodeOut.ok) failed = true;
 
   // Chromium: the installed package's files as plain ESM from a static server (no bundler).
-  const page = `<!doctype html><meta charset="utf-8"><script type="module">
-try {
-  const { init, EagerContext, EagerError, registeredOps, wasmFeatures } = await import('/node_modules/eager-wasm/dist/index.js');
-  await init();
-  ${program}
-  window.__result = result;
-} catch (e) { window.__error = (e && e.stack) || String(e); }
-</script>`;
-  const server = await startServer(app, { pages: { '/index.html': page } });
+  const esm = '/node_modules/eager-wasm/dist/index.js';
+  writeFileSync(join(app, 'esm-main.js'), pageMain(esm, '/public/model', "'/esm-worker.js'"));
+  writeFileSync(join(app, 'esm-worker.js'), workerMain(esm, '/public/model'));
+  const page = '<!doctype html><meta charset="utf-8"><script type="module" src="/esm-main.js"></script>';
+  const server = await startServer(app, { pages: { '/esm.html': page } });
 
-  // Vite: an app importing the package by name, built for production and served as static files.
+  // Vite: an app importing the package by name, on Vite's dev server, and built for production
+  // and served as static files.
   writeFileSync(join(app, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./main.js"></script>');
-  writeFileSync(
-    join(app, 'main.js'),
-    `import { init, EagerContext, EagerError, registeredOps, wasmFeatures } from 'eager-wasm';
-(async () => {
-  try {
-    await init();
-    ${program}
-    window.__result = result;
-  } catch (e) { window.__error = (e && e.stack) || String(e); }
-})();
-`,
-  );
+  writeFileSync(join(app, 'main.js'), pageMain('eager-wasm', '/model', "new URL('./worker.js', import.meta.url)"));
+  writeFileSync(join(app, 'worker.js'), workerMain('eager-wasm', '/model'));
   sh(join(root, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn', '--outDir', 'vite-dist'], app);
   const bundled = await startServer(join(app, 'vite-dist'));
+  const { createServer } = await import('vite');
+  const dev = await createServer({ root: app, configFile: false, logLevel: 'warn', server: { host: '127.0.0.1', port: 0 } });
+  await dev.listen();
 
   const browser = await launchChromium();
   try {
-    const r = await runPage(browser.context, `${server.origin}/index.html`, { prefix: '[chromium]' });
     // Chromium has relaxed SIMD: init() must find and load that build, also through the bundler.
-    console.log(`Chromium, plain ESM (${r.build} build): ${r.op} -> [${r.got}] ${r.ok ? 'ok' : 'WRONG'}`);
-    if (!r.ok || r.build !== 'relaxed-simd') failed = true;
-    const v = await runPage(browser.context, `${bundled.origin}/index.html`, { prefix: '[vite]' });
-    console.log(`Chromium, Vite bundle (${v.build} build): ${v.op} -> [${v.got}] ${v.ok ? 'ok' : 'WRONG'}`);
-    if (!v.ok || v.build !== 'relaxed-simd') failed = true;
+    for (const [label, url] of [
+      ['plain ESM', `${server.origin}/esm.html`],
+      ['Vite dev server', `${dev.resolvedUrls.local[0]}index.html`],
+      ['Vite build', `${bundled.origin}/index.html`],
+    ]) {
+      const r = await runPage(browser.context, url, { prefix: `[${label}]` });
+      for (const [where, x] of [['page', r.page], ['module worker', r.worker]]) {
+        console.log(show(`Chromium, ${label}, ${where}`, x));
+        if (!x.ok || x.build !== 'relaxed-simd') failed = true;
+      }
+    }
   } finally {
     await browser.close();
     await server.close();
     await bundled.close();
+    await dev.close();
   }
+
+  if (!typecheck(app)) failed = true;
 } catch (e) {
   console.error(e.stack ?? e);
   failed = true;
@@ -104,3 +160,51 @@ try {
 }
 console.log(failed ? 'package test FAILED' : 'package test passed');
 process.exit(failed ? 1 : 0);
+
+/**
+ * The README's npm examples (every js block of its "Use it from npm" section), verbatim, as a
+ * strict TypeScript project against the installed package: true when tsc passes (or is missing).
+ */
+function typecheck(app) {
+  const tsc = process.env.TSC ?? join(root, 'node_modules/.bin/tsc');
+  if (!existsSync(tsc)) {
+    console.log('SKIPPED: the strict TypeScript check (no tsc: add the typescript devDependency or set TSC)');
+    return true;
+  }
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.split('\n## Use it from npm\n')[1]?.split('\n## ')[0] ?? '';
+  const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+  if (blocks.length === 0) {
+    console.log('FAIL: no js examples found in the README section "Use it from npm"');
+    return false;
+  }
+  const dir = join(app, 'ts');
+  mkdirSync(dir);
+  const files = blocks.map((code, i) => {
+    writeFileSync(join(dir, `readme-${i + 1}.ts`), code);
+    return `readme-${i + 1}.ts`;
+  });
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: 'es2022',
+    module: 'es2022',
+    moduleResolution: 'bundler',
+    lib: ['es2022', 'dom'],
+    types: ['node'],
+    typeRoots: [join(root, 'node_modules/@types')],
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
+  if (/\bas\s+(unknown|any|[A-Z])|<any>|!\./.test(blocks.join('\n'))) {
+    console.log('FAIL: the README examples use a cast or non-null assertion');
+    return false;
+  }
+  try {
+    execFileSync(tsc, ['-p', dir], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    console.log(`TypeScript (tsc --strict --noEmit): the README's ${files.length} npm examples compile with no cast`);
+    return true;
+  } catch (e) {
+    console.log(`FAIL: the README's npm examples do not compile strictly:\n${e.stdout}${e.stderr}`);
+    return false;
+  }
+}
