@@ -4,7 +4,8 @@
 //
 // Modules, one concern each: runtime.js (init), errors.js (EagerError), io.js (the scratch buffer
 // tensor handles cross the boundary through), tensor.js, context.js, model.js, fetch.js,
-// model-text.js (the model.json text cache), ops.js (ctx.ops).
+// model-text.js (the model.json text cache), ops.js (ctx.ops and the chainable Tensor methods),
+// pixels.js (ctx.fromPixels).
 
 export { EagerError } from './errors.js';
 export { init, registeredOps, resetPeakMemory, wasmFeatures } from './runtime.js';

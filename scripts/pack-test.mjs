@@ -43,11 +43,13 @@ x.dispose(); y.dispose(); model.dispose();
 const px = ctx.fromPixels({ data: new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]), width: 2, height: 1 });
 const pixels = Array.from(px.dataSync()).join(',');
 px.dispose();
-a.dispose(); b.dispose(); c.dispose();
+const a1 = a.add(1);
+const chained = ctx.tidy(() => a1.sum().dataSync()[0]); // chainable methods survive bundling (sideEffects: false)
+a.dispose(); b.dispose(); c.dispose(); a1.dispose();
 const left = ctx.memory().numTensors;
 ctx.dispose();
 const build = wasmFeatures().relaxedSimd ? 'relaxed-simd' : 'simd';
-const ok = got === want && errOk && maxErr <= 1e-4 && pixels === '1,2,3,5,6,7' && left === 0;
+const ok = got === want && errOk && maxErr <= 1e-4 && pixels === '1,2,3,5,6,7' && chained === 14 && left === 0;
 const result = { op, got, want, build, maxErr, pixels, left, ok };
 `;
 const imports = 'init, EagerContext, EagerError, registeredOps, wasmFeatures';
