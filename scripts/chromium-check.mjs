@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Loads the built package (dist/) as plain ESM from a static server in headless Chromium, checks
 // the API end to end there (init without arguments, execute, tidy, EagerError, memory, loading a
-// model by URL), checks ctx.fromPixels from every browser image source (tests/js/pixels-browser.mjs),
+// model by URL), checks ctx.fromPixels from every browser image source (tests/js/pixels-browser.mjs)
+// and the ctx.ops helpers against execute (tests/js/ops-cases.mjs),
 // runs the hostile-value cases and the fuzz loop of tests/js/ (issue 14), and times a tiny `add` +
 // dispose from JS against the target (< 3 us: 0.2x of tfjs-wasm's ~15 us). `--strict-bench` fails
 // when the target is missed (off by default: timings on a shared 2-core CI machine are noisy).
@@ -21,6 +22,7 @@ import * as api from '/dist/index.js';
 import { runHostileCases } from '/tests/js/hostile-cases.mjs';
 import { fuzzBoundary } from '/tests/js/hostile-fuzz.mjs';
 import { checkFromPixels } from '/tests/js/pixels-browser.mjs';
+import { checkOpsCases } from '/tests/js/ops-cases.mjs';
 const { init, EagerContext, EagerError, registeredOps } = api;
 const log = [];
 const check = (cond, msg) => { if (!cond) throw new Error('check failed: ' + msg); log.push('ok ' + msg); };
@@ -91,10 +93,13 @@ try {
   })();
   ctx.dispose();
   const pixels = await checkFromPixels(api);
+  const opsCtx = new EagerContext();
+  const opsFailures = checkOpsCases(opsCtx);
+  opsCtx.dispose();
   // Hostile values at the boundary (tests/js/hostile-cases.mjs, as in Node) and the fuzz loop.
   const hostile = await runHostileCases(api);
   const fuzz = fuzzBoundary(api, { ms: 3000, seed: 2 });
-  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent, hostile, fuzz, pixels };
+  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent, hostile, fuzz, pixels, opsFailures };
 } catch (e) {
   window.__error = ((e && e.stack) || String(e)) + '\\n' + log.join('\\n');
 }
@@ -106,6 +111,9 @@ let failed = false;
 try {
   const r = await runPage(browser.context, `${server.origin}/check.html`, { prefix: '[chromium]', timeoutMs: 600000 });
   for (const l of r.log) console.log(l);
+  for (const f of r.opsFailures) console.log(`FAIL ctx.ops vs execute: ${f}`);
+  if (r.opsFailures.length > 0) failed = true;
+  else console.log('ok ctx.ops helpers and Tensor methods vs execute (tests/js/ops-cases.mjs)');
   for (const p of r.pixels) {
     console.log(`${p.ok ? 'ok' : 'FAIL'} ${p.name}`);
     if (!p.ok) {
