@@ -5,8 +5,9 @@
 // headless Chromium, each on the page and in a module worker: the installed package served as plain
 // ESM, an app on Vite's dev server, and the same app built by Vite (which must emit the .wasm as an
 // asset from the package's `new URL(..., import.meta.url)`). Last, a strict TypeScript project made
-// of the README's npm examples, verbatim, must compile (`tsc --strict --noEmit`, no casts) against
-// the package's types: tsc from node_modules/.bin or $TSC (skipped, loudly, when there is none).
+// of the README's npm examples, verbatim, and tests/types/dtypes.ts must compile against the
+// package's types (`tsc --strict --noEmit`, no casts): tsc from node_modules/.bin or $TSC (skipped,
+// loudly, when there is none).
 // Needs a built dist/ (`npm run build`).
 
 import { execFileSync } from 'node:child_process';
@@ -186,6 +187,9 @@ function typecheck(app) {
     writeFileSync(join(dir, `readme-${i + 1}.ts`), code);
     return `readme-${i + 1}.ts`;
   });
+  // And the dtype typing, with the mistakes it must refuse.
+  cpSync(join(root, 'tests/types/dtypes.ts'), join(dir, 'dtypes.ts'));
+  files.push('dtypes.ts');
   const compilerOptions = {
     strict: true,
     noEmit: true,
@@ -203,7 +207,7 @@ function typecheck(app) {
   }
   try {
     execFileSync(tsc, ['-p', dir], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    console.log(`TypeScript (tsc --strict --noEmit): the README's ${files.length} npm examples compile with no cast`);
+    console.log(`TypeScript (tsc --strict --noEmit): the README's ${blocks.length} npm examples and tests/types/dtypes.ts compile with no cast`);
     return true;
   } catch (e) {
     console.log(`FAIL: the README's npm examples do not compile strictly:\n${e.stdout}${e.stderr}`);
