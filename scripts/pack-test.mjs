@@ -61,6 +61,13 @@ const run = async () => {
   await init();
   const ref = await (await fetch('${dir}/reference.json')).json();
   ${program}
+  // An OffscreenCanvas (what a worker draws on) through fromPixels: the pixels drawn come back.
+  const canvas = new OffscreenCanvas(2, 1);
+  canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray([9, 8, 7, 255, 6, 5, 4, 255]), 2, 1), 0, 0);
+  const pctx = new EagerContext();
+  result.pixels += ' canvas ' + Array.from(pctx.fromPixels(canvas).dataSync()).join(',');
+  pctx.dispose();
+  result.ok = result.ok && result.pixels.endsWith(' canvas 9,8,7,6,5,4');
   return result;
 };
 `;
