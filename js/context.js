@@ -8,7 +8,7 @@ import { GraphModel, LayersModel } from './model.js';
 import { cachedModelJsonText, loadFromText } from './model-text.js';
 import { makeOps, opIdOf } from './ops.js';
 import { fromPixels } from './pixels.js';
-import { ensureInit } from './runtime.js';
+import { ensureInit, wasmFeatures } from './runtime.js';
 import { plainCopy, invalid, messageOf } from './snapshot.js';
 import { Tensor, handleOf, tensorValues } from './tensor.js';
 
@@ -219,9 +219,17 @@ export class EagerContext {
   /**
    * Loads a TF.js layers model (`format: 'layers-model'`: a Keras model as
    * `tensorflowjs_converter --input_format keras`, TF.js's `model.save()` or Teachable Machine
-   * write it), from the same sources as `loadGraphModel`. The model has the same API.
+   * write it), from the same sources as `loadGraphModel`. The model has the same API. Needs the
+   * build with the layers format: `await init({ layers: true })`.
    */
   async loadLayersModel(source, options) {
+    if (!wasmFeatures().layers) {
+      throw new EagerError(
+        'FailedPrecondition',
+        'loadLayersModel() needs the build with the layers format: call `await init({ layers: true })` ' +
+          'before anything else (init() without it loads the smaller graph-model build)',
+      );
+    }
     return this._loadModel(source, options, true);
   }
 

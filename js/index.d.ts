@@ -79,12 +79,13 @@ export type Padding = 'same' | 'valid' | 'SAME' | 'VALID' | number | [number, nu
 export type Spatial = number | [number, number] | [number, number, number, number];
 
 /**
- * Loads and instantiates the wasm module; no argument needed in a browser or in Node 20. Of the
- * two builds, the relaxed-SIMD one (fused multiply-add in matmul/conv kernels) is loaded where the
- * engine validates relaxed-SIMD code, else the plain SIMD128 one; `{ relaxedSimd: false }` forces
- * the plain build. Pass a URL, Response, BufferSource or WebAssembly.Module of
- * `eager_wasm_bg.wasm` or `eager_wasm_relaxed_bg.wasm` to load that file. Idempotent. Rejects with
- * EagerError('Unavailable') if the module cannot be loaded.
+ * Loads and instantiates the wasm module; no argument needed in a browser or in Node 20. The
+ * default build runs graph models; `{ layers: true }` loads the one that also reads the layers
+ * (Keras) format (about 70 KB more gzipped). Of each, the relaxed-SIMD build (fused multiply-add in
+ * matmul/conv kernels) is loaded where the engine validates relaxed-SIMD code, else the plain
+ * SIMD128 one; `{ relaxedSimd: false }` forces the plain build. Pass a URL, Response, BufferSource
+ * or WebAssembly.Module of one of the `eager_wasm*_bg.wasm` files to load that file. Idempotent:
+ * the first call decides. Rejects with EagerError('Unavailable') if the module cannot be loaded.
  */
 export function init(
   input?: InitOptions | URL | string | Response | BufferSource | WebAssembly.Module | Promise<Response>,
@@ -93,10 +94,12 @@ export function init(
 export interface InitOptions {
   /** false: load the plain SIMD128 build even where relaxed SIMD is available. Default true. */
   relaxedSimd?: boolean;
+  /** true: load the build that also reads layers (Keras) models (`loadLayersModel`). Default false. */
+  layers?: boolean;
 }
 
 /** Which build init() loaded. Throws EagerError('FailedPrecondition') before `await init()`. */
-export function wasmFeatures(): { simd: true; relaxedSimd: boolean };
+export function wasmFeatures(): { simd: true; relaxedSimd: boolean; layers: boolean };
 
 /**
  * A tensor in wasm memory. `D` is its dtype: `dataSync()` returns that dtype's typed array and
@@ -614,6 +617,8 @@ export class EagerContext {
    * A TF.js layers model (`format: 'layers-model'`, Keras config: what `tensorflowjs_converter
    * --input_format keras`, TF.js `model.save()` and Teachable Machine write); same sources and
    * options as `loadGraphModel`. Throws EagerError('Unimplemented') naming an unsupported layer.
+   * Needs the build with the layers format, `await init({ layers: true })`; else rejects with
+   * EagerError('FailedPrecondition') before fetching anything.
    */
   loadLayersModel<O extends string | null = null, D extends DataType = 'float32'>(
     source: string | URL | { modelJson: string | object; weights?: WeightsSource },

@@ -1,6 +1,6 @@
 // Loading the wasm module (init), which build was loaded, and the instance-wide calls.
 
-import wbgInit, { initRuntime, opNames, relaxedSimdBuild, resetHeapPeak } from './eager_wasm.js';
+import wbgInit, { initRuntime, layersBuild, opNames, relaxedSimdBuild, resetHeapPeak } from './eager_wasm.js';
 import { EagerError } from './errors.js';
 
 let exportsRef = null; // the wasm instance exports, after init()
@@ -30,9 +30,11 @@ function engineHasRelaxedSimd() {
 /**
  * Loads and instantiates the wasm module. No argument needed: in a browser the .wasm is fetched
  * from next to this file (new URL(..., import.meta.url), which bundlers understand); in Node it is
- * read with fs. Of the two builds, the relaxed-SIMD one (fused multiply-add) is taken where the
- * engine supports it, else the plain SIMD128 one; `{ relaxedSimd: false }` forces the plain one.
- * Pass a URL, Response, BufferSource or WebAssembly.Module to load a given file. Idempotent.
+ * read with fs. The default build runs graph models; `{ layers: true }` loads the build that also
+ * reads the layers (Keras) format, about 70 KB more gzipped, as TF.js ships tfjs-layers apart.
+ * Of each, the relaxed-SIMD build (fused multiply-add) is taken where the engine supports it, else
+ * the plain SIMD128 one; `{ relaxedSimd: false }` forces the plain one. Pass a URL, Response,
+ * BufferSource or WebAssembly.Module to load a given file. Idempotent: the first call decides.
  */
 export function init(input) {
   if (initPromise === null) {
@@ -40,9 +42,14 @@ export function init(input) {
       let source = input;
       if (source === undefined || isInitOptions(source)) {
         const relaxed = source?.relaxedSimd !== false && engineHasRelaxedSimd();
-        const url = relaxed
-          ? new URL('./eager_wasm_relaxed_bg.wasm', import.meta.url)
-          : new URL('./eager_wasm_bg.wasm', import.meta.url);
+        // Spelled out, one literal each, so that bundlers see (and copy) every file.
+        const url = source?.layers === true
+          ? relaxed
+            ? new URL('./eager_wasm_layers_relaxed_bg.wasm', import.meta.url)
+            : new URL('./eager_wasm_layers_bg.wasm', import.meta.url)
+          : relaxed
+            ? new URL('./eager_wasm_relaxed_bg.wasm', import.meta.url)
+            : new URL('./eager_wasm_bg.wasm', import.meta.url);
         if (isNode) {
           const fsName = 'node:fs/promises';
           const { readFile } = await import(/* @vite-ignore */ fsName);
@@ -67,10 +74,10 @@ function isInitOptions(v) {
   return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 }
 
-/** Which build init() loaded: `{ simd: true, relaxedSimd }`. */
+/** Which build init() loaded: `{ simd: true, relaxedSimd, layers }`. */
 export function wasmFeatures() {
   ensureInit();
-  return { simd: true, relaxedSimd: relaxedSimdBuild() };
+  return { simd: true, relaxedSimd: relaxedSimdBuild(), layers: layersBuild() };
 }
 
 export function ensureInit() {

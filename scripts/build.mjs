@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Builds the npm package into dist/, twice over for the two wasm builds (plain SIMD128 and relaxed
-// SIMD, see `variants`):
+// Builds the npm package into dist/, four times over for the four wasm builds (graph models alone or
+// with the layers format, each with plain SIMD128 and with relaxed SIMD; see `variants`):
 //   cargo build --release --target wasm32-unknown-unknown
 //   -> wasm-bindgen --target web --out-dir pkg          (CLI pinned to the crate's =0.2.130)
 //   -> wasm-opt -O3 --enable-simd ...                    (npm `binaryen`, never Debian's: see
 //                                                        ../shared/TOOLCHAIN.md, it breaks the
 //                                                        externref table)
-//   -> dist/ (wasm-bindgen glue + the two optimized .wasm + the hand-written wrapper: js/*.js, the
+//   -> dist/ (wasm-bindgen glue + the four optimized .wasm + the hand-written wrapper: js/*.js, the
 //      entry index.js and its modules, and index.d.ts)
 //
 // We deliberately do not use wasm-pack: cargo + the wasm-bindgen CLI is all it would run, and it is
@@ -51,49 +51,58 @@ const remaps = (existsSync(registry) ? readdirSync(registry) : [])
   .map((d) => `--remap-path-prefix=${join(registry, d)}/=`)
   .filter((f) => !/\s/.test(f)); // the env var below is split on whitespace
 
-// Two builds of the same source: plain SIMD128 (every engine with SIMD) and SIMD128 + relaxed SIMD
+// Four builds of the same source: plain SIMD128 (every engine with SIMD) and SIMD128 + relaxed SIMD
 // (fused multiply-add in the GEMM and depthwise kernels), which init() picks where the engine
-// validates relaxed-SIMD code (Chromium 114+, Node 22+). Each has its own target dir so switching
-// does not rebuild the other.
-const variants = [
-  { name: 'simd', features: '+simd128', targetDir: 'target', out: 'pkg', wasm: 'eager_wasm_bg.wasm' },
-  {
-    name: 'relaxed-simd',
-    features: '+simd128,+relaxed-simd',
-    targetDir: 'target/relaxed',
-    out: 'pkg/relaxed',
-    wasm: 'eager_wasm_relaxed_bg.wasm',
-  },
-];
+// validates relaxed-SIMD code (Chromium 114+, Node 22+); each of those for graph models alone
+// (the default download) and with the layers format (cargo feature `layers`, init({ layers: true }),
+// about 70 KB more gzipped). Each has its own target dir so switching does not rebuild the others.
+const variants = [];
+for (const layers of [false, true]) {
+  for (const relaxed of [false, true]) {
+    const tag = `${layers ? '_layers' : ''}${relaxed ? '_relaxed' : ''}`;
+    variants.push({
+      name: `${layers ? 'layers, ' : 'graph, '}${relaxed ? 'relaxed-simd' : 'simd'}`,
+      rustFeatures: relaxed ? '+simd128,+relaxed-simd' : '+simd128',
+      relaxed,
+      cargoArgs: layers ? [] : ['--no-default-features'],
+      targetDir: `target${layers ? '/layers' : ''}${relaxed ? '/relaxed' : ''}`,
+      out: `pkg/v${tag}`,
+      wasm: `eager_wasm${tag}_bg.wasm`,
+    });
+  }
+}
 rmSync(join(root, 'pkg'), { recursive: true, force: true });
 for (const v of variants) {
   if (!args.has('--skip-cargo')) {
-    run('cargo', ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', v.targetDir], {
+    const argv = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', v.targetDir, ...v.cargoArgs];
+    run('cargo', argv, {
       // Replaces .cargo/config.toml's target rustflags for this build.
-      env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: [`-C target-feature=${v.features}`, ...remaps].join(' ') },
+      env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: [`-C target-feature=${v.rustFeatures}`, ...remaps].join(' ') },
     });
   }
   const built = join(root, v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
   run(WASM_BINDGEN, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
   const bgWasm = join(root, v.out, 'eager_wasm_bg.wasm');
   if (!args.has('--no-opt')) {
-    run(WASM_OPT, [...wasmOptArgs({ relaxedSimd: v.name === 'relaxed-simd' }), bgWasm, '-o', bgWasm]);
+    run(WASM_OPT, [...wasmOptArgs({ relaxedSimd: v.relaxed }), bgWasm, '-o', bgWasm]);
   }
 }
-// One glue module serves both builds: they export and import the same functions.
+// One glue module serves all builds: they export and import the same functions.
 const glue = (v) => readFileSync(join(root, v.out, 'eager_wasm.js'), 'utf8');
-if (glue(variants[0]) !== glue(variants[1])) {
-  console.error('the wasm-bindgen glue of the two builds differs: they cannot share dist/eager_wasm.js');
-  process.exit(1);
+for (const v of variants.slice(1)) {
+  if (glue(v) !== glue(variants[0])) {
+    console.error(`the wasm-bindgen glue of the ${v.name} build differs: the builds cannot share dist/eager_wasm.js`);
+    process.exit(1);
+  }
 }
 
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
-for (const f of ['eager_wasm.js', 'eager_wasm.d.ts', 'eager_wasm_bg.wasm', 'eager_wasm_bg.wasm.d.ts']) {
-  copyFileSync(join(root, 'pkg', f), join(dist, f));
+for (const f of ['eager_wasm.js', 'eager_wasm.d.ts', 'eager_wasm_bg.wasm.d.ts']) {
+  copyFileSync(join(root, variants[0].out, f), join(dist, f));
 }
-copyFileSync(join(root, 'pkg/relaxed/eager_wasm_bg.wasm'), join(dist, variants[1].wasm));
+for (const v of variants) copyFileSync(join(root, v.out, 'eager_wasm_bg.wasm'), join(dist, v.wasm));
 // The wrapper: index.js (the entry) and the modules it imports, all next to the glue.
 for (const f of readdirSync(join(root, 'js'))) {
   if (f.endsWith('.js') || f === 'index.d.ts') copyFileSync(join(root, 'js', f), join(dist, f));
@@ -105,5 +114,9 @@ const sizeOf = (f) => {
 };
 const sizes = variants.map((v) => sizeOf(v.wasm));
 variants.forEach((v, i) => console.log(`dist/${v.wasm} (${v.name}): ${sizes[i].wasmBytes} bytes, ${sizes[i].wasmGzipBytes} gzipped`));
-// Top level: the plain build (the one every engine can load); `relaxedSimd`: the other.
-writeFileSync(join(dist, 'sizes.json'), JSON.stringify({ ...sizes[0], relaxedSimd: sizes[1] }, null, 2) + '\n');
+// Top level: the plain graph build (the default download where relaxed SIMD is missing); the others
+// by name.
+writeFileSync(
+  join(dist, 'sizes.json'),
+  JSON.stringify({ ...sizes[0], relaxedSimd: sizes[1], layers: sizes[2], layersRelaxedSimd: sizes[3] }, null, 2) + '\n',
+);

@@ -12,7 +12,7 @@ bash scripts/setup.sh
 # dist/ is stale if anything it is built from is newer than the built .wasm.
 wasm=dist/eager_wasm_bg.wasm
 stale=0
-if [ "${FORCE_BUILD:-0}" = 1 ] || [ ! -f "$wasm" ] || [ ! -f dist/eager_wasm_relaxed_bg.wasm ] || [ ! -f dist/index.js ]; then
+if [ "${FORCE_BUILD:-0}" = 1 ] || [ ! -f "$wasm" ] || [ ! -f dist/eager_wasm_layers_relaxed_bg.wasm ] || [ ! -f dist/index.js ]; then
   stale=1
 elif [ -n "$(find src js Cargo.toml Cargo.lock scripts/build.mjs .cargo -newer "$wasm" -type f -print -quit 2>/dev/null)" ]; then
   stale=1

@@ -194,7 +194,8 @@ onmessage = async ({ data }) => {
     switch (data.type) {
       case 'start': {
         api = await import(data.pkgUrl);
-        await api.init();
+        // The layers build: the picker offers Keras (layers-format) models too.
+        await api.init({ layers: true });
         ctx = new api.EagerContext(data.options);
         model = data.model;
         rate = data.rate;

@@ -41,13 +41,19 @@ pub fn op_id(name: &str) -> JsResult<u32> {
     }))
 }
 
-/// Every registered op name, sorted.
 /// Whether this is the relaxed-SIMD build (fused multiply-adds) rather than the plain SIMD128 one.
 #[wasm_bindgen(js_name = relaxedSimdBuild)]
 pub fn relaxed_simd_build() -> bool {
     cfg!(target_feature = "relaxed-simd")
 }
 
+/// Whether this build reads the layers (Keras) format (cargo feature `layers`).
+#[wasm_bindgen(js_name = layersBuild)]
+pub fn layers_build() -> bool {
+    cfg!(feature = "layers")
+}
+
+/// Every registered op name, sorted.
 #[wasm_bindgen(js_name = opNames)]
 pub fn op_names() -> Array {
     OPS.with(|o| o.iter().map(|d| JsValue::from_str(d.name)).collect())

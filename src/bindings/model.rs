@@ -3,6 +3,7 @@
 
 use super::errors::{disposed_model, js, JsResult};
 use super::state::{emit, gather, AnyModel, CtxState, ModelCell, WasmContext};
+#[cfg(feature = "layers")]
 use crate::model::layers::LayersModel;
 use crate::model::weights::WeightSource;
 use crate::model::{GraphModel, TensorInfo};
@@ -54,9 +55,10 @@ pub(crate) fn take_staged(len: u32) -> Vec<u8> {
 #[wasm_bindgen(js_name = weightPaths)]
 pub fn weight_paths(model_json: &[u8]) -> JsResult<Array> {
     let text = utf8(model_json);
-    let paths = GraphModel::weight_paths(&text)
-        .or_else(|e| LayersModel::weight_paths(&text).map_err(|_| e))
-        .map_err(js)?;
+    let paths = GraphModel::weight_paths(&text);
+    #[cfg(feature = "layers")]
+    let paths = paths.or_else(|e| LayersModel::weight_paths(&text).map_err(|_| e));
+    let paths = paths.map_err(js)?;
     Ok(paths.into_iter().map(JsValue::from).collect())
 }
 
@@ -108,7 +110,13 @@ pub(crate) fn load(
     };
     let model = state.with(|c| {
         if layers {
-            LayersModel::load(c, model_json, &source, &mut report).map(AnyModel::Layers)
+            #[cfg(feature = "layers")]
+            return LayersModel::load(c, model_json, &source, &mut report).map(AnyModel::Layers);
+            #[cfg(not(feature = "layers"))]
+            return Err(crate::status::failed_precondition(
+                "this is eager-wasm's graph-model build; layers models need the build with the \
+                 layers format: call init({ layers: true }) before creating the context",
+            ));
         } else {
             GraphModel::load(c, model_json, &source, &mut report).map(AnyModel::Graph)
         }

@@ -5,6 +5,7 @@
 use super::errors::{busy_context, disposed_context};
 use super::tensor::{dtype_code, with_io, with_table};
 use crate::eager::EagerContext;
+#[cfg(feature = "layers")]
 use crate::model::layers::LayersModel;
 use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, Result};
@@ -19,6 +20,7 @@ pub(crate) type ModelCell = RefCell<AnyModel>;
 /// A graph or a layers model: the same API to JS.
 pub(crate) enum AnyModel {
     Graph(GraphModel),
+    #[cfg(feature = "layers")]
     Layers(LayersModel),
 }
 
@@ -26,6 +28,7 @@ impl AnyModel {
     pub(crate) fn inputs(&self) -> &[TensorInfo] {
         match self {
             AnyModel::Graph(m) => m.inputs(),
+            #[cfg(feature = "layers")]
             AnyModel::Layers(m) => m.inputs(),
         }
     }
@@ -33,6 +36,7 @@ impl AnyModel {
     pub(crate) fn outputs(&self) -> &[TensorInfo] {
         match self {
             AnyModel::Graph(m) => m.outputs(),
+            #[cfg(feature = "layers")]
             AnyModel::Layers(m) => m.outputs(),
         }
     }
@@ -40,6 +44,7 @@ impl AnyModel {
     pub(crate) fn is_disposed(&self) -> bool {
         match self {
             AnyModel::Graph(m) => m.is_disposed(),
+            #[cfg(feature = "layers")]
             AnyModel::Layers(m) => m.is_disposed(),
         }
     }
@@ -51,6 +56,7 @@ impl AnyModel {
     ) -> Result<Vec<Tensor>> {
         match self {
             AnyModel::Graph(m) => m.predict(c, feeds),
+            #[cfg(feature = "layers")]
             AnyModel::Layers(m) => m.predict(c, feeds),
         }
     }
@@ -65,6 +71,7 @@ impl AnyModel {
     ) -> Result<Vec<Tensor>> {
         match self {
             AnyModel::Graph(m) => m.execute(c, feeds, outputs),
+            #[cfg(feature = "layers")]
             AnyModel::Layers(_) => Err(crate::status::unimplemented(
                 "execute() with output names runs graph models; call predict() on a layers model",
             )),
@@ -74,6 +81,7 @@ impl AnyModel {
     pub(crate) fn dispose(&mut self, c: &mut crate::eager::EagerContext) {
         match self {
             AnyModel::Graph(m) => m.dispose(c),
+            #[cfg(feature = "layers")]
             AnyModel::Layers(m) => m.dispose(c),
         }
     }

@@ -360,7 +360,7 @@ test('production build (npm run build:site) serves from a plain static root', { 
   let site;
   try {
     execFileSync(process.execPath, [join(root, 'scripts/build-site.mjs'), '--out', dir], { stdio: 'pipe' });
-    for (const f of ['index.html', 'main.js', 'lane-worker.js', 'config.js', 'dist/eager_wasm_bg.wasm', 'dist/eager_wasm_relaxed_bg.wasm', 'vendor/uplot/uPlot.esm.js', 'models/mlp/model.json', 'models/mobilenet/group1-shard1of1.bin']) {
+    for (const f of ['index.html', 'main.js', 'lane-worker.js', 'config.js', 'dist/eager_wasm_bg.wasm', 'dist/eager_wasm_relaxed_bg.wasm', 'dist/eager_wasm_layers_bg.wasm', 'dist/eager_wasm_layers_relaxed_bg.wasm', 'vendor/uplot/uPlot.esm.js', 'models/mlp/model.json', 'models/mobilenet/group1-shard1of1.bin']) {
       assert.ok(existsSync(join(dir, f)), `site has ${f}`);
     }
     site = await startServer(['--root', dir]);

@@ -1,8 +1,9 @@
-// init() picks between the two .wasm builds: each case runs in a fresh Node process, since init()
+// init() picks between the four .wasm builds (graph or layers, plain or relaxed SIMD): each case runs in a fresh Node process, since init()
 // loads one module per process. Node 20 validates relaxed-SIMD code only with
 // --experimental-wasm-relaxed-simd, which makes both choices testable here.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -16,11 +17,13 @@ function runIn(nodeFlags, initArg) {
 const api = await import(${JSON.stringify(entry)});
 await api.init(${initArg});
 const ctx = new api.EagerContext();
+let layersLoad = 'ok';
+await ctx.loadLayersModel({ modelJson: '{}' }).catch((e) => { layersLoad = e.code; });
 const fill = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7919 + s) % 2003) / 1001.5) - 1);
 const a = ctx.tensor(fill(64 * 96, 1), [64, 96]);
 const b = ctx.tensor(fill(96 * 40, 2), [96, 40]);
 const [c] = ctx.execute('MatMul', [a, b]);
-console.log(JSON.stringify({ features: api.wasmFeatures(), c: Array.from(c.dataSync()) }));
+console.log(JSON.stringify({ features: api.wasmFeatures(), layersLoad, c: Array.from(c.dataSync()) }));
 `;
   const out = execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', program], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
@@ -50,23 +53,44 @@ const RELAXED = ['--experimental-wasm-relaxed-simd'];
 
 test('the plain SIMD128 build where the engine lacks relaxed SIMD', () => {
   const r = runIn([], '');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: false });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false });
   assertClose(r.c, naiveMatMul());
 });
 
 test('the relaxed-SIMD build where the engine validates it, with the same results', () => {
   const r = runIn(RELAXED, '');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: true });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false });
   assertClose(r.c, naiveMatMul());
 });
 
 test('{ relaxedSimd: false } forces the plain build', () => {
   const r = runIn(RELAXED, '{ relaxedSimd: false }');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: false });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false });
 });
 
 test('an explicit module source is loaded as given', () => {
   const wasm = JSON.stringify(pathToFileURL(join(root, 'dist/eager_wasm_relaxed_bg.wasm')).href);
   const r = runIn(RELAXED, `await (await import('node:fs/promises')).readFile(new URL(${wasm}))`);
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: true });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false });
+});
+
+test('{ layers: true } loads the build with the layers format, plain and relaxed', () => {
+  for (const [flags, relaxedSimd] of [[[], false], [RELAXED, true]]) {
+    const r = runIn(flags, '{ layers: true }');
+    assert.deepEqual(r.features, { simd: true, relaxedSimd, layers: true });
+    // past the build check: the empty model.json itself is refused
+    assert.equal(r.layersLoad, 'InvalidArgument');
+    assertClose(r.c, naiveMatMul());
+  }
+});
+
+test('the graph-model build refuses loadLayersModel before fetching anything, naming the fix', () => {
+  const r = runIn([], '');
+  assert.equal(r.layersLoad, 'FailedPrecondition');
+});
+
+test('the graph-model build is the smaller download', () => {
+  const sizes = JSON.parse(readFileSync(join(root, 'dist/sizes.json'), 'utf8'));
+  assert.ok(sizes.wasmGzipBytes < sizes.layers.wasmGzipBytes, JSON.stringify(sizes));
+  assert.ok(sizes.relaxedSimd.wasmGzipBytes < sizes.layersRelaxedSimd.wasmGzipBytes, JSON.stringify(sizes));
 });
