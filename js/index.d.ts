@@ -153,11 +153,20 @@ export class Tensor<D extends DataType = DataType> {
   sign(): Tensor<D>; sin(): Tensor<D>; sinh(): Tensor<D>; softplus(): Tensor<D>; sqrt(): Tensor<D>;
   square(): Tensor<D>; tan(): Tensor<D>; tanh(): Tensor<D>;
   isFinite(): Tensor<'bool'>; isInf(): Tensor<'bool'>; isNaN(): Tensor<'bool'>; logicalNot(): Tensor<'bool'>;
-  add(b: TensorOrLike): Tensor<D>; sub(b: TensorOrLike): Tensor<D>; mul(b: TensorOrLike): Tensor<D>;
-  div(b: TensorOrLike): Tensor<D>; floorDiv(b: TensorOrLike): Tensor<D>; mod(b: TensorOrLike): Tensor<D>;
-  maximum(b: TensorOrLike): Tensor<D>; minimum(b: TensorOrLike): Tensor<D>; pow(b: TensorOrLike): Tensor<D>;
-  squaredDifference(b: TensorOrLike): Tensor<D>; atan2(b: TensorOrLike): Tensor<D>;
-  divNoNan(b: TensorOrLike): Tensor<D>; prelu(alpha: TensorOrLike): Tensor<D>; biasAdd(bias: TensorOrLike): Tensor<D>;
+  add<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  sub<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  mul<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  div<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  floorDiv<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  mod<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  maximum<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  minimum<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  pow<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  squaredDifference<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  atan2<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  divNoNan<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
+  prelu(alpha: TensorOrLike): Tensor<D>;
+  biasAdd(bias: TensorOrLike): Tensor<D>;
   equal(b: TensorOrLike): Tensor<'bool'>; notEqual(b: TensorOrLike): Tensor<'bool'>;
   greater(b: TensorOrLike): Tensor<'bool'>; greaterEqual(b: TensorOrLike): Tensor<'bool'>;
   less(b: TensorOrLike): Tensor<'bool'>; lessEqual(b: TensorOrLike): Tensor<'bool'>;
@@ -433,7 +442,24 @@ export interface PoolOptions {
 /** The helper of one op: x first (a Tensor, or values made into one for the call). */
 type Unary = <D extends DataType>(x: Tensor<D> | TensorLike) => Tensor<D>;
 type Predicate = (x: TensorOrLike) => Tensor<'bool'>;
-type Binary = <D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike) => Tensor<D>;
+/**
+ * The dtype two operands meet in (TF.js's upcasting: bool < uint8 < int32 < int64 < float32). A JS
+ * value takes the tensor's dtype when it fits exactly, else widens the result to float32 (int32 +
+ * 1.5), which the types cannot see: pass a float32 tensor to say so.
+ */
+export type Widen<A extends DataType, B extends DataType> = 'float32' extends A | B
+  ? 'float32'
+  : 'int64' extends A | B
+    ? 'int64'
+    : 'int32' extends A | B
+      ? 'int32'
+      : 'uint8' extends A | B
+        ? 'uint8'
+        : A;
+type Binary = {
+  <D extends DataType, E extends DataType>(a: Tensor<D>, b: Tensor<E>): Tensor<Widen<D, E>>;
+  <D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike): Tensor<D>;
+};
 type Comparison = (a: TensorOrLike, b: TensorOrLike) => Tensor<'bool'>;
 type Reduction<R extends DataType | null = null> = <D extends DataType>(
   x: Tensor<D> | TensorLike,

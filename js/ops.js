@@ -70,6 +70,8 @@ const BINARY =
   'GreaterEqual Less LessEqual LogicalAnd LogicalOr Atan2 DivNoNan Prelu BiasAdd';
 const RENAMED = { addV2: 'add', realDiv: 'div', floorMod: 'mod', isNan: 'isNaN' };
 const REDUCE = 'Sum Mean Max Min Prod All Any';
+/** The order binary helpers widen mixed operands in (TF.js's upcasting, plus uint8 and int64). */
+const WIDTH = { bool: 0, uint8: 1, int32: 2, int64: 3, float32: 4 };
 
 /** Every helper whose first argument is the tensor it works on becomes a method, but these. */
 const NOT_METHODS = new Set(['concat', 'stack', 'addN', 'einsum', 'zeros', 'ones', 'fill', 'range', 'where', 'image']);
@@ -110,6 +112,27 @@ export function makeOps(ctx) {
     made.push(t);
     return t;
   };
+  /** A tensor of JS value `v`: of `dtype` if every value fits it exactly, else of its own dtype. */
+  const operand = (made, v, dtype) => {
+    let t;
+    if (dtype !== undefined && dtype !== 'resource') {
+      try {
+        t = ctx.tensor(v, undefined, dtype);
+      } catch (e) {
+        if (!(e instanceof EagerError) || e.code !== 'InvalidArgument') throw e;
+      }
+    }
+    t ??= ctx.tensor(v);
+    made.push(t);
+    return t;
+  };
+  /** `t` cast to `dtype` (a temporary) when the dtypes differ and both are numeric or bool. */
+  const widen = (made, t, dtype) => {
+    if (t.dtype === dtype || WIDTH[t.dtype] === undefined || WIDTH[dtype] === undefined) return t;
+    const c = one('Cast', [t], { DstT: dtype });
+    made.push(c);
+    return c;
+  };
   const allAxes = (x) => [...x.shape.keys()];
   /** Runs `fn(x4)` on a rank-4 x; a rank-3 x (one image) gets a batch dim of 1 and loses it after. */
   const batched = (made, x, fn) => {
@@ -129,12 +152,19 @@ export function makeOps(ctx) {
   }
   for (const op of BINARY.split(' ')) {
     const name = RENAMED[jsName(op)] ?? jsName(op);
-    // Two Tensors (the hot case) skip the helper; a JS value takes the other operand's dtype.
+    // Two Tensors of one dtype (the hot case) skip the helper. Otherwise the operands meet in the
+    // wider dtype, as TF.js's upcasting does (bool < uint8 < int32 < int64 < float32), where TF's
+    // own ops would refuse the mix; a JS value takes the other operand's dtype when it fits
+    // exactly (int32 + 1 stays int32), else its own (int32 + 1.5 is float32).
     const slow = helper(name, (m, a, b) => {
-      const ta = ten(m, a, isTensor(b) ? b.dtype : undefined);
-      return one(op, [ta, ten(m, b, ta.dtype)]);
+      let ta = isTensor(a) ? a : null;
+      let tb = isTensor(b) ? b : null;
+      ta ??= operand(m, a, tb?.dtype);
+      tb ??= operand(m, b, ta.dtype);
+      const wide = WIDTH[ta.dtype] > WIDTH[tb.dtype] ? ta.dtype : tb.dtype;
+      return one(op, [widen(m, ta, wide), widen(m, tb, wide)]);
     });
-    ops[name] = (a, b) => (isTensor(a) && isTensor(b) ? one(op, [a, b]) : slow(a, b));
+    ops[name] = (a, b) => (isTensor(a) && isTensor(b) && a.dtype === b.dtype ? one(op, [a, b]) : slow(a, b));
   }
   for (const op of REDUCE.split(' ')) {
     const name = jsName(op);

@@ -60,7 +60,8 @@ test('ops helpers: bad arguments are InvalidArgument, and nothing is left behind
   throwsCode(() => x.argMax([0, 1]), 'InvalidArgument', /one integer/);
   throwsCode(() => x.softmax(0), 'InvalidArgument', /last axis/);
   throwsCode(() => x.add('a'), 'InvalidArgument');
-  throwsCode(() => xi.add(1.5), 'InvalidArgument');
+  // (xi.add(1.5) widens to float32 as TF.js does: see the widening test below.)
+  throwsCode(() => xi.add([[1], [2, 3]]), 'InvalidArgument');
   throwsCode(() => x.pad(null), 'InvalidArgument');
   throwsCode(() => ctx.ops.conv2d(x4, x, 1, 'valid'), 'InvalidArgument');
   throwsCode(() => ctx.ops.maxPool(x4, 2, 1, [[0, 0]]), 'InvalidArgument', /pad/);
@@ -85,5 +86,38 @@ test('chainable methods exist for the helpers that take a tensor first, and not 
   assert.equal(t.size, 2);
   assert.equal(typeof t.dispose, 'function');
   t.dispose();
+  ctx.dispose();
+});
+
+test('binary helpers widen mixed operands as TF.js upcasts; a JS value keeps the tensor dtype when it fits', () => {
+  const ctx = new EagerContext();
+  const i = ctx.tensor(new Int32Array([1, 2, 3]));
+  const f = ctx.tensor(new Float32Array([0.5, 0.5, 0.5]));
+  const b = ctx.tensor([true, false, true]);
+  const base = ctx.memory().numTensors;
+  const check = (t, dtype, values) => {
+    assert.equal(t.dtype, dtype);
+    assert.deepEqual(Array.from(t.dataSync(), Number), values);
+    t.dispose();
+  };
+  check(i.add(1), 'int32', [2, 3, 4]);
+  check(i.add(1.5), 'float32', [2.5, 3.5, 4.5]);
+  check(i.add(2 ** 40), 'float32', [2 ** 40 + 1, 2 ** 40 + 2, 2 ** 40 + 3].map(Math.fround));
+  check(i.mul(f), 'float32', [0.5, 1, 1.5]);
+  check(f.sub(i), 'float32', [-0.5, -1.5, -2.5]);
+  check(b.add(i), 'int32', [2, 2, 4]);
+  check(ctx.ops.greater(i, f), 'bool', [1, 1, 1]);
+  check(ctx.ops.maximum(2.5, i), 'float32', [2.5, 2.5, 3]);
+  // Same as the raw ops on explicitly cast operands.
+  const [cast] = ctx.execute('Cast', [i], { DstT: 'float32' });
+  const [raw] = ctx.execute('Mul', [cast, f]);
+  check(i.mul(f), 'float32', Array.from(raw.dataSync()));
+  cast.dispose();
+  raw.dispose();
+  // The temporaries (cast operands, converted numbers) are gone.
+  assert.equal(ctx.memory().numTensors, base);
+  // What cannot be widened still fails with a code, nothing left behind.
+  throwsCode(() => ctx.ops.logicalAnd(b, i), 'InvalidArgument');
+  assert.equal(ctx.memory().numTensors, base);
   ctx.dispose();
 });

@@ -19,6 +19,9 @@ const indices: Int32Array = f.argMax(-1).dataSync();
 const casted: Tensor<'int32'> = f.cast('int32');
 const asAny: Tensor = casted;
 const mask: Uint8Array = f.greater(2).dataSync();
+const ints = ctx.tensor(new Int32Array([1, 2]));
+const widened: Float32Array = ints.mul(ctx.tensor(new Float32Array([0.5, 0.5]))).dataSync(); // int32 * float32: float32
+const kept32: Int32Array = ints.add(1).dataSync();
 const { values, indices: top } = f.topk(1);
 const vv: Float32Array = values.dataSync();
 const tv: Int32Array = top.dataSync();
@@ -36,6 +39,8 @@ const same: Tensor<'float32'> = ctx.tidy(() => ctx.ops.conv2d(f, f, 1, 'same'));
 
 // @ts-expect-error a float32 tensor's values are not an Int32Array
 const wrong1: Int32Array = f.dataSync();
+// @ts-expect-error int32 * float32 is float32
+const wrong3: Int32Array = ints.mul(f).dataSync();
 // @ts-expect-error argMax is int32
 const wrong2: Float32Array = f.argMax().dataSync();
 // @ts-expect-error int64 values are bigints
