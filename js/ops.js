@@ -374,14 +374,27 @@ export function makeOps(ctx) {
 }
 
 // Chainable methods: `t.add(b)` is `t.context.ops.add(t, b)` (concat/stack take `t` first in the list).
+/** The ops of `t`'s context; InvalidArgument when `t` is not a tensor made by a context. */
+function opsOf(t, name) {
+  const ops = t instanceof Tensor ? t.context?.ops : undefined;
+  if (ops === undefined) throw invalid(`${name}() must be called on a Tensor`);
+  return ops;
+}
 for (const name of Object.keys(makeOps({ tensor: null }))) {
   if (NOT_METHODS.has(name) || name in Tensor.prototype) continue;
   Tensor.prototype[name] = function (...args) {
-    return this.context.ops[name](this, ...args);
+    return opsOf(this, name)[name](this, ...args);
   };
 }
 for (const name of ['concat', 'stack']) {
   Tensor.prototype[name] = function (x, axis) {
-    return this.context.ops[name]([this, ...(Array.isArray(x) ? x : [x])], axis);
+    const ops = opsOf(this, name);
+    let list;
+    try {
+      list = [this, ...(Array.isArray(x) ? x : [x])];
+    } catch (e) {
+      throw invalid(`${name}: the arguments could not be read: ${messageOf(e)}`, e);
+    }
+    return ops[name](list, axis);
   };
 }

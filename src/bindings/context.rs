@@ -203,9 +203,9 @@ impl WasmContext {
             self.state.with(|c| c.execute_op(def, &inputs, attrs))
         })();
         inputs.clear();
-        // Kept for the next call; an unusually wide one gives its room back (to what two inputs
-        // take, so that heap in use returns to where it was).
-        if inputs.capacity() > 64 {
+        // Kept for the next call; a wider one (ConcatV2/Pack/AddN of many) gives its room back,
+        // so that heap in use returns to where it was whatever the last call was.
+        if inputs.capacity() > 4 {
             inputs.shrink_to(4);
         }
         INPUTS.with(|i| *i.borrow_mut() = inputs);

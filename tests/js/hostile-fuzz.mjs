@@ -1,6 +1,7 @@
 // A seeded fuzz loop over the JS boundary: random attrs, options, shapes, values and targets (plain
 // values, Proxies, throwing getters, detached and subclassed typed arrays, fake and disposed
-// tensors) thrown at execute, tensor, readInto, tidy, setCacheOptions and new EagerContext. Every
+// tensors) thrown at execute, tensor, readInto, tidy, setCacheOptions, new EagerContext, every
+// ctx.ops helper and the chainable Tensor methods. Every
 // call must return or throw an EagerError that is not 'Internal'; afterwards the context still
 // works, and live tensors and heap in use are back where they were. Shared by Node and Chromium.
 
@@ -115,7 +116,24 @@ export function fuzzBoundary(api, { ms = 3000, seed = 1 } = {}) {
   };
   const shape = () => (rnd() < 0.7 ? Array.from({ length: int(5) }, () => pick([0, 1, 2, 4, -1, 1.5, 2 ** 40])) : value(1));
 
+  const helpers = [
+    ...Object.entries(ctx.ops).filter(([, f]) => typeof f === 'function'),
+    ...Object.entries(ctx.ops.image ?? {}).map(([k, f]) => [`image.${k}`, f]),
+  ];
+  const methods = Object.keys(ctx.ops).filter((k) => typeof api.Tensor.prototype[k] === 'function' && k !== 'dispose');
+  let last = ''; // the helper or method of the current call, for the failure message
+  const arg = () => (rnd() < 0.5 ? pick(pool) : value(2));
   const calls = [
+    () => {
+      const [name, f] = pick(helpers);
+      last = `ctx.ops.${name}`;
+      return f(...Array.from({ length: int(6) }, arg));
+    },
+    () => {
+      const m = pick(methods);
+      last = `Tensor.${m}`;
+      return pick(pool)[m](...Array.from({ length: int(5) }, arg));
+    },
     () => {
       const [op, names] = pick(OPS);
       const inputs = rnd() < 0.8 ? Array.from({ length: int(4) }, () => (rnd() < 0.9 ? pick(pool) : value(2))) : value(1);
@@ -139,15 +157,22 @@ export function fuzzBoundary(api, { ms = 3000, seed = 1 } = {}) {
   const codes = {};
   let n = 0;
   let errors = 0;
-  // What calls return: a Tensor (tensor, readInto's target is not one) or execute's plain array.
+  // What calls return: a Tensor (tensor, readInto's target is not one), execute's plain array or
+  // a helper's record of tensors ({ values, indices }).
   const collect = (v) => {
-    if (v instanceof api.Tensor) made.push(v);
-    else if (Array.isArray(v)) for (const t of v) if (t instanceof api.Tensor) made.push(t);
+    if (v instanceof api.Tensor) {
+      if (!pool.includes(v)) made.push(v);
+    } else if (Array.isArray(v)) {
+      for (const t of v) collect(t);
+    } else if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      for (const t of Object.values(v)) collect(t);
+    }
   };
   const end = Date.now() + ms;
   while (Date.now() < end) {
     for (let k = 0; k < 50; k++) {
       n++;
+      last = '';
       try {
         collect(pick(calls)());
       } catch (e) {
@@ -155,7 +180,7 @@ export function fuzzBoundary(api, { ms = 3000, seed = 1 } = {}) {
           errors++;
           codes[e.code] = (codes[e.code] ?? 0) + 1;
         } else if (failures.length < 20) {
-          failures.push(`call ${n}: ${e?.constructor?.name} ${e?.code ?? ''}: ${e?.message}`);
+          failures.push(`call ${n}${last && ` (${last})`}: ${e?.constructor?.name} ${e?.code ?? ''}: ${e?.message}`);
         }
       }
     }
