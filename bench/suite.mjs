@@ -10,6 +10,8 @@
 // case's reference (TF's reference.json for the sample models, else TF.js's output, else
 // eager-wasm's); a mismatch is reported loudly and kept in the results.
 
+import { zooCases } from './zoo.mjs';
+
 export const RUNTIMES = ['eager', 'tfjs', 'ort'];
 export const RUNTIME_LABELS = { eager: 'eager-wasm', tfjs: 'tfjs-wasm', ort: 'ORT-web' };
 
@@ -494,19 +496,6 @@ function makeCases(R, data) {
       x.dispose();
       return v;
     };
-    const tfjsLoad = (T, fx) =>
-      T.loadGraphModel(
-        T.tf.io.fromMemory({
-          modelTopology: fx.modelJson.modelTopology,
-          weightSpecs: fx.modelJson.weightsManifest.flatMap((g) => g.weights),
-          weightData: fx.weights,
-          format: fx.modelJson.format,
-          generatedBy: fx.modelJson.generatedBy,
-          convertedBy: fx.modelJson.convertedBy,
-          signature: fx.modelJson.signature,
-          userDefinedMetadata: fx.modelJson.userDefinedMetadata,
-        }),
-      );
     // A control-flow model must run through executeAsync in TF.js.
     const tfjsPredict = (T, model, fx) => {
       const x = T.tf.tensor(fx.x, fx.shape);
@@ -585,7 +574,27 @@ function makeCases(R, data) {
       },
     });
   }
+
+  // ---- 6. the model zoo (bench/zoo.mjs; models made by tools/gen_zoo.py)
+  const missingOps = (E, ops) => [...new Set(ops)].filter((o) => !E.ops.has(o) && !CONTROL_FLOW.has(o));
+  cases.push(...zooCases({ data, na, missingOps, tfjsLoad, log: data.log }));
   return cases;
+}
+
+/** A TF.js graph model from `{ modelJson, weights }` in memory. */
+function tfjsLoad(T, fx) {
+  return T.loadGraphModel(
+    T.tf.io.fromMemory({
+      modelTopology: fx.modelJson.modelTopology,
+      weightSpecs: fx.modelJson.weightsManifest.flatMap((g) => g.weights),
+      weightData: fx.weights,
+      format: fx.modelJson.format,
+      generatedBy: fx.modelJson.generatedBy,
+      convertedBy: fx.modelJson.convertedBy,
+      signature: fx.modelJson.signature,
+      userDefinedMetadata: fx.modelJson.userDefinedMetadata,
+    }),
+  );
 }
 
 /** Ops the model executor runs itself (not registered as kernels). */
@@ -612,6 +621,7 @@ export async function runSuite({ libs, io, quick = false, only = null, corrupt =
   const cache = new Map();
   const data = {
     bytes: io.bytes,
+    log,
     cached: (k, f) => (cache.has(k) ? cache.get(k) : (cache.set(k, f()), cache.get(k))),
     cachedAsync: async (k, f) => {
       if (!cache.has(k)) cache.set(k, await f());

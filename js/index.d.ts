@@ -388,10 +388,46 @@ export class GraphModel<O extends string | null = null, D extends DataType = 'fl
   executeAsync(inputs: ModelInputs, outputs: string): Promise<Tensor>;
   executeAsync(inputs: ModelInputs, outputs: string[]): Promise<Tensor[]>;
   executeAsync(inputs: ModelInputs): Promise<Tensor | Tensor[]>;
+  /**
+   * `predict` with every node timed (`performance.now()`); the outputs are disposed. Graph models
+   * without control flow only (else an `Unimplemented` EagerError).
+   */
+  profile(x: ModelInputs): ModelProfile;
   /** Runs once on zeros (unknown dims as 1) and disposes the result: kernels are cached before the first real input. */
   warmup(): void;
   /** Releases every variable and tensor of the model. Idempotent. */
   dispose(): void;
+}
+
+/** One executed node of `GraphModel.profile`. */
+export interface NodeProfile {
+  name: string;
+  /** The op that ran (`Placeholder`/`Const` for feeds and inline constants, `ReadVariableOp` for weights). */
+  op: string;
+  ms: number;
+  outputs: { dtype: DType; shape: number[]; bytes: number }[];
+  /** Kernel-cache lookup: `'miss'` made (and cached) a kernel; null: the node runs no kernel. */
+  cache: 'hit' | 'miss' | 'bypass' | null;
+}
+
+/** The nodes of one op type in a `GraphModel.profile`. */
+export interface OpProfile {
+  op: string;
+  count: number;
+  ms: number;
+  /** Of `totalMs`, in [0, 1]. */
+  share: number;
+}
+
+export interface ModelProfile {
+  /** In execution order. */
+  nodes: NodeProfile[];
+  /** Longest total first. */
+  byOp: OpProfile[];
+  /** Sum of the nodes' times. */
+  totalMs: number;
+  /** The whole run, the executor's own work included. */
+  wallMs: number;
 }
 
 /**

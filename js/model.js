@@ -58,6 +58,30 @@ export class GraphModel {
   }
 
   /**
+   * `predict` with every node timed: per node (in execution order) its name, op, time in ms,
+   * outputs (dtype, shape, bytes) and kernel-cache use; plus totals by op type, longest first.
+   * The outputs are disposed. Graph models without control flow only.
+   */
+  profile(x) {
+    const names = stageFeeds(this, x, 'profile');
+    const [json, ms, wallMs] = callWasm(() => this._w.profile(names));
+    const nodes = JSON.parse(json);
+    const ops = new Map();
+    let totalMs = 0;
+    nodes.forEach((n, i) => {
+      n.ms = ms[i];
+      totalMs += n.ms;
+      const o = ops.get(n.op) ?? { op: n.op, count: 0, ms: 0, share: 0 };
+      o.count++;
+      o.ms += n.ms;
+      ops.set(n.op, o);
+    });
+    const byOp = [...ops.values()].sort((a, b) => b.ms - a.ms);
+    for (const o of byOp) o.share = totalMs > 0 ? o.ms / totalMs : 0;
+    return { nodes, byOp, totalMs, wallMs };
+  }
+
+  /**
    * Runs the model once on zeros (unknown dims taken as 1) and disposes everything it made, so
    * that its kernels are instantiated and cached before the first real input: the first predict
    * then costs what every later one does.

@@ -71,6 +71,9 @@ model_tests! {
     misc_ops_match_tf: "misc_ops",
     bert_tiny_matches_tf: "bert_tiny",
     frozen_no_inputs_matches_tf: "frozen_no_inputs",
+    zoo_blazeface_matches_tf: "zoo_blazeface",
+    zoo_landmarks_matches_tf: "zoo_landmarks",
+    zoo_unet_matches_tf: "zoo_unet",
 }
 
 #[test]

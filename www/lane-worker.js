@@ -4,9 +4,9 @@
 // network -> predict once on a fixed random input -> dispose -> record the figures. Figures go
 // to the page in batches (at most ~20 a second).
 //
-// Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights, layers }, rate, maxLoads, running }
+// Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights, layers }, rate, maxLoads, running, profile }
 //               run | pause | rate { rate } | maxLoads { maxLoads } | cache { options }
-// Messages out: ready { inputs, outputs } | batch { samples, stats, ... } | error { message, code }
+// Messages out: ready { inputs, outputs, profile: { byOp, totalMs, nodes } | { error } | null } | batch { samples, stats, ... } | error { message, code }
 //               (stats.byOp: per-op figures for the card's cache inspector)
 
 // A sample is 7 numbers, in the order of SAMPLE_FIELDS in lanes.js.
@@ -203,11 +203,22 @@ onmessage = async ({ data }) => {
         // One load outside the loop to learn the signature (its figures are not the story).
         const probe = await loadModel();
         const info = { inputs: probe.inputs, outputs: probe.outputs };
+        inputs = makeInputs(info);
+        // The lane asked to: the per-node profile of a predict with the kernels already cached.
+        let profile = null;
+        if (data.profile && !model.layers) {
+          try {
+            probe.profile(inputs);
+            profile = probe.profile(inputs);
+            profile = { byOp: profile.byOp, totalMs: profile.totalMs, nodes: profile.nodes.length };
+          } catch (e) {
+            profile = { error: e?.message ?? String(e) };
+          }
+        }
         probe.dispose();
         ctx.resetCache();
-        inputs = makeInputs(info);
         record(); // loads = 0
-        postMessage({ type: 'ready', ...info });
+        postMessage({ type: 'ready', ...info, profile });
         flush(true);
         running = data.running;
         loop();

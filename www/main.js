@@ -203,6 +203,8 @@ function startLane(id) {
     rate: rateValue(),
     maxLoads: state.maxLoads,
     running: state.running && state.enabled.has(id),
+    // One lane profiles the model for the "where predict spends its time" table.
+    profile: id === LANES[LANES.length - 1].id,
   });
 }
 
@@ -210,6 +212,7 @@ function onLaneMessage(lane, data) {
   switch (data.type) {
     case 'ready':
       lane.status = state.running && state.enabled.has(lane.def.id) ? 'running' : 'paused';
+      if (data.profile) renderProfile(data.profile);
       break;
     case 'batch': {
       addSamples(lane, data.samples);
@@ -288,11 +291,35 @@ async function reset() {
     `${s.name}: ${s.variables} variables, ${s.nodes} ${s.layers ? 'Keras layers' : 'graph nodes'}, ${formatBytes(s.bytes)} of weights, ` +
       `held in memory by each lane.`,
   );
+  $('#profile').hidden = true;
   for (const l of LANES) startLane(l.id);
   render();
 }
 
 // ---- rendering -----------------------------------------------------------------------------------
+
+/** The selected model's top ops by time in one predict (`model.profile`, kernels cached). */
+function renderProfile(p) {
+  const box = $('#profile');
+  box.hidden = false;
+  const body = box.querySelector('tbody');
+  body.replaceChildren();
+  const caption = box.querySelector('p');
+  if (p.error) {
+    caption.textContent = `No profile: ${p.error}`;
+    return;
+  }
+  caption.textContent = `One predict, ${p.nodes} nodes, ${p.totalMs.toFixed(2)} ms in kernels (model.profile(), kernels cached).`;
+  for (const o of p.byOp.slice(0, 8)) {
+    const tr = document.createElement('tr');
+    for (const text of [o.op, String(o.count), o.ms.toFixed(3), `${(o.share * 100).toFixed(1)}%`]) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+}
 
 let charts = null;
 let renderQueued = false;

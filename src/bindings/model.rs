@@ -173,6 +173,13 @@ impl WasmContext {
     }
 }
 
+#[wasm_bindgen]
+extern "C" {
+    /// The profiler's clock (browsers and Node both have `performance`).
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
 #[wasm_bindgen(js_name = WasmModel)]
 pub struct WasmModel {
     state: Rc<CtxState>,
@@ -251,17 +258,7 @@ impl WasmModel {
             if m.is_disposed() {
                 return Err(disposed_model());
             }
-            let mut tensors = Vec::with_capacity(names.length() as usize);
-            gather(id, names.length(), &mut tensors)?;
-            let feeds = names
-                .iter()
-                .zip(tensors)
-                .map(|(n, t)| {
-                    n.as_string()
-                        .map(|n| (n, t))
-                        .ok_or_else(|| invalid_argument("predict feed names must be strings"))
-                })
-                .collect::<Result<Vec<_>>>()?;
+            let feeds = feeds(id, names)?;
             self.state.with(|c| match outputs {
                 None => m.predict(c, feeds),
                 Some(o) => m.execute(c, feeds, o),
@@ -269,6 +266,52 @@ impl WasmModel {
         };
         let outputs = run().map_err(js)?;
         emit(id, outputs).map_err(js)
+    }
+
+    /// `predict` with every node timed by `performance.now()` (the outputs are disposed). Returns
+    /// `[json, ms, wallMs]`: `json` is `[{name, op, outputs, cache}]` per node, `ms` a
+    /// Float64Array of their times (numbers: no float formatting in wasm); JS sums by op type.
+    /// Graph models only.
+    pub fn profile(&self, names: &Array) -> JsResult<Array> {
+        #[derive(serde::Serialize)]
+        struct Node<'a> {
+            name: &'a str,
+            op: &'a str,
+            outputs: &'a [crate::model::profile::OutputProfile],
+            cache: Option<&'a str>,
+        }
+        let id = self.state.id;
+        let run = || -> Result<Array> {
+            let m = self.model.borrow();
+            if m.is_disposed() {
+                return Err(disposed_model());
+            }
+            let AnyModel::Graph(g) = &*m else {
+                return Err(crate::status::unimplemented(
+                    "profile() runs graph models; a layers model has no graph nodes to time",
+                ));
+            };
+            let feeds = feeds(id, names)?;
+            let p = self.state.with(|c| g.profile(c, feeds, &performance_now))?;
+            let nodes: Vec<Node> = p
+                .nodes
+                .iter()
+                .map(|n| Node {
+                    name: &n.name,
+                    op: n.op,
+                    outputs: &n.outputs,
+                    cache: n.cache,
+                })
+                .collect();
+            let ms: Vec<f64> = p.nodes.iter().map(|n| n.ms).collect();
+            Ok(Array::of3(
+                // Plain data: serializing cannot fail.
+                &JsValue::from(serde_json::to_string(&nodes).unwrap_or_default()),
+                &js_sys::Float64Array::from(&ms[..]),
+                &JsValue::from_f64(p.wall_ms),
+            ))
+        };
+        run().map_err(js)
     }
 
     /// Releases every variable and tensor the model holds. Idempotent.
@@ -288,6 +331,21 @@ impl WasmModel {
         self.state.remove_model(&self.model);
         Ok(())
     }
+}
+
+/// The `names.length` tensor handles in io, paired with their feed names.
+fn feeds(id: u32, names: &Array) -> Result<Vec<(String, Tensor)>> {
+    let mut tensors = Vec::with_capacity(names.length() as usize);
+    gather(id, names.length(), &mut tensors)?;
+    names
+        .iter()
+        .zip(tensors)
+        .map(|(n, t)| {
+            n.as_string()
+                .map(|n| (n, t))
+                .ok_or_else(|| invalid_argument("predict feed names must be strings"))
+        })
+        .collect()
 }
 
 impl WasmModel {

@@ -141,6 +141,11 @@ impl EagerContext {
         self.cache.stats()
     }
 
+    /// Kernel-cache lookups so far as (hits, misses, bypassed): cheap enough to read per op.
+    pub fn cache_lookups(&self) -> (u64, u64, u64) {
+        self.cache.lookups()
+    }
+
     pub fn cache_options(&self) -> &CacheOptions {
         self.cache.options()
     }

@@ -333,6 +333,11 @@ impl KernelCache {
         self.bytes
     }
 
+    /// (hits, misses, bypassed) so far: what `stats` totals, without building the per-op report.
+    pub fn lookups(&self) -> (u64, u64, u64) {
+        (self.hits, self.misses, self.bypassed)
+    }
+
     pub fn stats(&self) -> CacheStats {
         let mut by_op: Vec<(String, OpCacheStats)> = self
             .per_op

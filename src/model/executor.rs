@@ -1,6 +1,7 @@
 //! Runs a loaded graph: nodes in order through `EagerContext`, each intermediate freed right after
 //! its last consumer.
 
+use super::profile::Profiler;
 use super::{KeyMemo, LoadedGraph, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
@@ -171,12 +172,13 @@ pub(crate) fn step(
 }
 
 /// Runs the graph; returns the signature outputs, or with `fetch` those (position, output) pairs
-/// (intermediate nodes included) instead.
-pub fn run(
+/// (intermediate nodes included) instead. `probe`, when given, times every node.
+pub(crate) fn run(
     ctx: &mut EagerContext,
     g: &LoadedGraph,
     feeds: &[Option<Tensor>],
     fetch: Option<&[(usize, usize)]>,
+    mut probe: Option<&mut Profiler>,
 ) -> Result<Vec<Tensor>> {
     let mut fetched: Vec<Option<Tensor>> = vec![None; fetch.map_or(0, <[_]>::len)];
     let mut values: Vec<Option<Tensor>> = vec![None; g.uses.len()];
@@ -207,7 +209,12 @@ pub fn run(
                 }
             }
         }
+        // One call site for `step` (it inlines): the probe only brackets it.
+        let mark = probe.as_deref().map(|pr| pr.start(ctx));
         let outs = step(ctx, g, p, feeds, &args)?;
+        if let (Some(pr), Some(mark)) = (probe.as_deref_mut(), mark) {
+            pr.record(ctx, g, p, mark, &outs);
+        }
         if let Some(fetch) = fetch {
             for (slot, &(fp, fo)) in fetched.iter_mut().zip(fetch) {
                 if fp == p {

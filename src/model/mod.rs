@@ -12,6 +12,7 @@ pub mod graph;
 #[cfg(feature = "layers")]
 pub mod layers;
 mod loader;
+pub mod profile;
 pub mod weights;
 
 use crate::eager::{CacheKey, EagerContext};
@@ -176,7 +177,7 @@ impl GraphModel {
         ctx: &mut EagerContext,
         feeds: Vec<(String, Tensor)>,
     ) -> Result<Vec<Tensor>> {
-        self.run(ctx, feeds, None)
+        self.run(ctx, feeds, None, None)
     }
 
     /// Runs the model and returns the named tensors instead of the signature outputs, as TF.js's
@@ -194,7 +195,27 @@ impl GraphModel {
             .iter()
             .map(|name| self.locate(loaded, name))
             .collect::<Result<Vec<_>>>()?;
-        self.run(ctx, feeds, Some(&fetch))
+        self.run(ctx, feeds, Some(&fetch), None)
+    }
+
+    /// Runs the model as `predict` does, timing every node with `clock` (milliseconds, monotonic);
+    /// the outputs are dropped. Graphs with control flow are not profiled yet (Unimplemented).
+    pub fn profile(
+        &self,
+        ctx: &mut EagerContext,
+        feeds: Vec<(String, Tensor)>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<profile::Profile> {
+        let loaded = self.loaded.as_ref().ok_or_else(disposed)?;
+        if loaded.flow.is_some() {
+            return Err(crate::status::unimplemented(
+                "profile() of a model with control flow (its nodes run in a dynamic schedule)",
+            ));
+        }
+        let mut probe = profile::Profiler::new(clock);
+        let t0 = clock();
+        self.run(ctx, feeds, None, Some(&mut probe))?;
+        Ok(probe.finish(clock() - t0))
     }
 
     fn locate(&self, loaded: &LoadedGraph, name: &str) -> Result<(usize, usize)> {
@@ -219,6 +240,7 @@ impl GraphModel {
         ctx: &mut EagerContext,
         feeds: Vec<(String, Tensor)>,
         fetch: Option<&[(usize, usize)]>,
+        probe: Option<&mut profile::Profiler>,
     ) -> Result<Vec<Tensor>> {
         let loaded = self.loaded.as_ref().ok_or_else(disposed)?;
         let ordered = executor::order_feeds(&self.inputs, &self.optional, feeds)?;
@@ -226,7 +248,7 @@ impl GraphModel {
         // the model, so that dispose() releases them too.
         let previous = ctx.enter_scope(loaded.scope);
         let result = match &loaded.flow {
-            None => executor::run(ctx, loaded, &ordered, fetch),
+            None => executor::run(ctx, loaded, &ordered, fetch, probe),
             Some(f) => {
                 let limit = ctx.max_loop_iterations();
                 flow::run(ctx, loaded, f, &ordered, limit, fetch)

@@ -349,6 +349,10 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("misc_ops"),
     model_fixture!("bert_tiny"),
     model_fixture!("frozen_no_inputs"),
+    // The benchmark zoo's small architectures at a smaller input (tools/gen_zoo.py).
+    model_fixture!("zoo_blazeface"),
+    model_fixture!("zoo_landmarks"),
+    model_fixture!("zoo_unet"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized

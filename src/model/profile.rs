@@ -1,0 +1,168 @@
+//! Per-node timing of a graph run (`GraphModel::profile`): what each node cost, what it made, and
+//! whether its kernel came from the cache. The clock is the caller's (milliseconds, monotonic), so
+//! this layer needs neither `std::time` (absent in wasm) nor the JS bindings. Only the float-free
+//! parts serialize: the bindings hand times to JS as numbers, so the .wasm carries no float
+//! formatting for them.
+
+use super::{LoadedGraph, NodeKind};
+use crate::eager::EagerContext;
+use crate::tensor::Tensor;
+
+/// One output of a profiled node.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct OutputProfile {
+    pub dtype: &'static str,
+    pub shape: Vec<usize>,
+    pub bytes: usize,
+}
+
+/// One executed node, in execution order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeProfile {
+    pub name: String,
+    /// The op that ran: the kernel's op; `Placeholder` / `Const` for feeds and inline constants,
+    /// `ReadVariableOp` for weights (restored as variables, read on each run).
+    pub op: &'static str,
+    pub ms: f64,
+    pub outputs: Vec<OutputProfile>,
+    /// `"hit"`, `"miss"` (kernel made and cached), `"bypass"` (op excluded from the cache), or
+    /// `None` for nodes that run no kernel (feeds, inline constants).
+    pub cache: Option<&'static str>,
+}
+
+/// The nodes of one op type together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpProfile {
+    pub op: &'static str,
+    pub count: usize,
+    pub ms: f64,
+    /// Of `Profile::total_ms`, in [0, 1].
+    pub share: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    pub nodes: Vec<NodeProfile>,
+    /// Sum of the nodes' times.
+    pub total_ms: f64,
+    /// The whole run, the executor's own work (feeding, freeing intermediates) included.
+    pub wall_ms: f64,
+}
+
+impl Profile {
+    /// The nodes by op type, longest total first. (The JS API sums in JS: this code, a sort
+    /// included, stays out of the .wasm.)
+    pub fn by_op(&self) -> Vec<OpProfile> {
+        let mut by_op: Vec<OpProfile> = Vec::new();
+        for n in &self.nodes {
+            match by_op.iter_mut().find(|o| o.op == n.op) {
+                Some(o) => {
+                    o.count += 1;
+                    o.ms += n.ms;
+                }
+                None => by_op.push(OpProfile {
+                    op: n.op,
+                    count: 1,
+                    ms: n.ms,
+                    share: 0.0,
+                }),
+            }
+        }
+        for o in &mut by_op {
+            o.share = if self.total_ms > 0.0 {
+                o.ms / self.total_ms
+            } else {
+                0.0
+            };
+        }
+        by_op.sort_by(|a, b| b.ms.total_cmp(&a.ms));
+        by_op
+    }
+}
+
+/// What `Profiler::start` saw before a node ran.
+pub(crate) struct Mark {
+    lookups: (u64, u64, u64),
+    t0: f64,
+}
+
+/// Collects node timings while the executor runs.
+pub(crate) struct Profiler<'c> {
+    clock: &'c dyn Fn() -> f64,
+    nodes: Vec<NodeProfile>,
+}
+
+impl<'c> Profiler<'c> {
+    pub fn new(clock: &'c dyn Fn() -> f64) -> Profiler<'c> {
+        Profiler {
+            clock,
+            nodes: Vec::new(),
+        }
+    }
+
+    pub fn now(&self) -> f64 {
+        (self.clock)()
+    }
+
+    /// The cache counters and the time before a node runs.
+    pub fn start(&self, ctx: &EagerContext) -> Mark {
+        Mark {
+            lookups: ctx.cache_lookups(),
+            t0: self.now(),
+        }
+    }
+
+    /// Records node `p` of `g`, started at `mark`, which made `outs`.
+    pub fn record(
+        &mut self,
+        ctx: &EagerContext,
+        g: &LoadedGraph,
+        p: usize,
+        mark: Mark,
+        outs: &[Tensor],
+    ) {
+        let ms = self.now() - mark.t0;
+        let (h0, m0, b0) = mark.lookups;
+        let (h1, m1, b1) = ctx.cache_lookups();
+        let op = match &g.nodes[p].kind {
+            NodeKind::Feed(_) => "Placeholder",
+            NodeKind::Constant(_) => "Const",
+            NodeKind::Variable { .. } => "ReadVariableOp",
+            NodeKind::FeedOr { def, .. } | NodeKind::Op { def, .. } => def.name,
+            NodeKind::Flow(_) => "ControlFlow",
+        };
+        // A miss outweighs hits: the node paid for making a kernel. No lookup at all: a feed, an
+        // inline constant, or a fed PlaceholderWithDefault.
+        let cache = if m1 > m0 {
+            Some("miss")
+        } else if b1 > b0 {
+            Some("bypass")
+        } else if h1 > h0 {
+            Some("hit")
+        } else {
+            None
+        };
+        self.nodes.push(NodeProfile {
+            name: g.name(p).to_string(),
+            op,
+            ms,
+            outputs: outs
+                .iter()
+                .map(|t| OutputProfile {
+                    dtype: t.dtype().name(),
+                    shape: t.dims().to_vec(),
+                    bytes: t.byte_len(),
+                })
+                .collect(),
+            cache,
+        });
+    }
+
+    pub fn finish(self, wall_ms: f64) -> Profile {
+        Profile {
+            total_ms: self.nodes.iter().map(|n| n.ms).sum(),
+            nodes: self.nodes,
+            wall_ms,
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { api, closeTo, fixtureMissingOps, loadFixture, root, throwsCode } from './helpers.mjs';
+
+const { EagerContext } = api;
+
+function input(ctx, reference) {
+  const [name, x] = Object.entries(reference.inputs)[0];
+  return { [name]: ctx.tensor(new Float32Array(x.data), x.shape) };
+}
+
+for (const name of ['zoo_blazeface', 'mobilenet']) {
+  test(`${name}: profile times every node, cache misses then hits, shapes as predict's, nothing leaked`, { skip: fixtureMissingOps(name) ?? false }, async () => {
+    const ctx = new EagerContext();
+    const { modelJson, shards, reference } = loadFixture(name);
+    const graphNodes = JSON.parse(modelJson).modelTopology.node.map((n) => n.name);
+    const model = await ctx.loadGraphModel({ modelJson, weights: shards });
+    const feeds = input(ctx, reference);
+
+    const first = model.profile(feeds);
+    const second = model.profile(feeds);
+    // Every node of the graph ran once, in both.
+    assert.deepEqual(new Set(first.nodes.map((n) => n.name)), new Set(graphNodes));
+    assert.equal(first.nodes.length, graphNodes.length);
+    assert.deepEqual(second.nodes.map((n) => n.name), first.nodes.map((n) => n.name));
+    for (const n of first.nodes) {
+      assert.equal(typeof n.op, 'string');
+      assert.ok(Number.isFinite(n.ms) && n.ms >= 0, `${n.name}: ${n.ms}`);
+      for (const o of n.outputs) {
+        const size = { float32: 4, int32: 4, int64: 8, bool: 1, uint8: 1 }[o.dtype];
+        assert.equal(o.bytes, o.shape.reduce((a, b) => a * b, 1) * size, n.name);
+      }
+    }
+    // A fresh context makes each kernel on first use; the second call finds them all cached.
+    const count = (p, c) => p.nodes.filter((n) => n.cache === c).length;
+    assert.ok(count(first, 'miss') > 0);
+    assert.equal(count(second, 'miss'), 0);
+    assert.equal(count(second, 'hit'), count(first, 'hit') + count(first, 'miss'));
+    assert.ok(first.nodes.filter((n) => n.op === 'Placeholder').every((n) => n.cache === null));
+    // Summary by op type: every node once, shares of the total, longest first.
+    for (const p of [first, second]) {
+      assert.equal(p.byOp.reduce((s, o) => s + o.count, 0), p.nodes.length);
+      assert.ok(Math.abs(p.byOp.reduce((s, o) => s + o.share, 0) - 1) < 1e-9);
+      assert.ok(p.byOp.every((o, i) => i === 0 || p.byOp[i - 1].ms >= o.ms));
+      assert.ok(p.totalMs > 0 && p.totalMs <= p.wallMs + 1e-9);
+    }
+
+    // The output nodes made what predict returns (shape and dtype).
+    const y = model.predict(feeds);
+    const outs = y.shape ? [y] : Object.values(y);
+    model.outputs.forEach((info, i) => {
+      const [node, k] = info.tensorName.split(':');
+      const n = first.nodes.find((m) => m.name === node);
+      assert.deepEqual(n.outputs[Number(k)].shape, outs[i].shape, node);
+      assert.equal(n.outputs[Number(k)].dtype, outs[i].dtype);
+      const want = reference.outputs[info.name];
+      closeTo(outs[i].dataSync(), want.data, 1e-5, 1e-4);
+    });
+    for (const t of outs) t.dispose();
+
+    // Kernels cached and keys kept by now: a profile leaves the heap and tensors as they were.
+    const before = ctx.memory();
+    model.profile(feeds);
+    const after = ctx.memory();
+    assert.equal(after.heapBytes, before.heapBytes);
+    assert.equal(after.numTensors, before.numTensors);
+
+    model.dispose();
+    throwsCode(() => model.profile(feeds), 'FailedPrecondition', /disposed/);
+    for (const t of Object.values(feeds)) t.dispose();
+    const end = ctx.memory();
+    assert.equal(end.numTensors, 0);
+    assert.equal(end.numResources, 0);
+    ctx.dispose();
+  });
+}
+
+test('profile: bad feeds are typed errors; layers and control-flow models say Unimplemented', async () => {
+  const ctx = new EagerContext();
+  const { modelJson, shards, reference } = loadFixture('mlp');
+  const model = await ctx.loadGraphModel({ modelJson, weights: shards });
+  throwsCode(() => model.profile({ nope: ctx.tensor(new Float32Array(1), [1]) }), 'InvalidArgument');
+  throwsCode(() => model.profile(42), 'InvalidArgument');
+  const feeds = input(ctx, reference);
+  assert.ok(model.profile(feeds).nodes.length > 0);
+  model.dispose();
+
+  const loop = loadFixture('dynamic_loop');
+  const looped = await ctx.loadGraphModel({ modelJson: loop.modelJson, weights: loop.shards });
+  throwsCode(() => looped.profile(input(ctx, loop.reference)), 'Unimplemented', /control flow/);
+  looped.dispose();
+
+  const dir = join(root, 'tests/fixtures/layers/seq_mlp');
+  const layers = await ctx.loadLayersModel({
+    modelJson: readFileSync(join(dir, 'model.json'), 'utf8'),
+    weights: readFileSync(join(dir, 'group1-shard1of1.bin')),
+  });
+  const lref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
+  throwsCode(() => layers.profile(input(ctx, lref)), 'Unimplemented', /graph models/);
+  layers.dispose();
+  ctx.dispose();
+});

@@ -1,0 +1,137 @@
+//! `GraphModel::profile`: every executed node timed, with its outputs and kernel-cache use.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod common;
+
+use eager_wasm::model::profile::Profile;
+use eager_wasm::model::GraphModel;
+use eager_wasm::{Code, EagerContext};
+use serde_json::Value;
+use std::collections::HashSet;
+use std::time::Instant;
+
+fn load(ctx: &mut EagerContext, name: &str) -> (GraphModel, common::Io, Value) {
+    let m = common::MODEL_FIXTURES
+        .iter()
+        .find(|m| m.name == name)
+        .unwrap();
+    let model = GraphModel::load(ctx, m.json, m.weights, &mut |_, _| {}).unwrap();
+    let (inputs, _) = common::reference(m.reference);
+    (model, inputs, serde_json::from_str(m.json).unwrap())
+}
+
+fn profile(ctx: &mut EagerContext, model: &GraphModel, inputs: &common::Io) -> Profile {
+    let start = Instant::now();
+    let clock = || start.elapsed().as_secs_f64() * 1e3;
+    model.profile(ctx, inputs.clone(), &clock).unwrap()
+}
+
+#[test]
+fn profile_times_every_node_and_matches_predict() {
+    for name in ["mobilenet", "zoo_blazeface", "zoo_unet"] {
+        let mut ctx = EagerContext::default();
+        let (model, inputs, json) = load(&mut ctx, name);
+        let graph_nodes: Vec<&str> = json["modelTopology"]["node"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["name"].as_str().unwrap())
+            .collect();
+        let loaded = ctx.memory();
+        let first = profile(&mut ctx, &model, &inputs);
+        let second = profile(&mut ctx, &model, &inputs);
+        // Kernels are cached and node keys kept by now: a third profile leaves nothing behind.
+        let before = ctx.memory();
+        drop(profile(&mut ctx, &model, &inputs));
+        let after = ctx.memory();
+        assert_eq!(after.num_tensors, before.num_tensors, "{name}");
+        assert_eq!(after.heap_bytes, before.heap_bytes, "{name}");
+        assert_eq!(after.num_tensors, loaded.num_tensors, "{name}");
+
+        // Every node of these graphs feeds an output, so every one runs, once.
+        let names: HashSet<&str> = first.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(
+            names.len(),
+            first.nodes.len(),
+            "{name}: a node profiled twice"
+        );
+        assert_eq!(names, graph_nodes.iter().copied().collect(), "{name}");
+        for n in &first.nodes {
+            assert!(n.ms >= 0.0 && n.ms.is_finite(), "{name}/{}", n.name);
+            for o in &n.outputs {
+                let dtype = eager_wasm::DType::parse(o.dtype).unwrap();
+                assert_eq!(o.bytes, o.shape.iter().product::<usize>() * dtype.size_of());
+            }
+        }
+        // By op: every node counted once, shares of the total.
+        let by_op = first.by_op();
+        let counted: usize = by_op.iter().map(|o| o.count).sum();
+        assert_eq!(counted, first.nodes.len());
+        let share: f64 = by_op.iter().map(|o| o.share).sum();
+        assert!((share - 1.0).abs() < 1e-9, "{name}: shares sum to {share}");
+        assert!(by_op.windows(2).all(|w| w[0].ms >= w[1].ms));
+        assert!(first.total_ms <= first.wall_ms + 1e-9);
+
+        // A fresh context makes each kernel on first use (a node whose kernel an earlier node made
+        // hits); the second run finds them all.
+        let cache = |p: &Profile, c: &str| p.nodes.iter().filter(|n| n.cache == Some(c)).count();
+        assert!(cache(&first, "miss") > 0, "{name}");
+        assert_eq!(cache(&second, "miss"), 0, "{name}");
+        assert_eq!(
+            cache(&second, "hit"),
+            cache(&first, "hit") + cache(&first, "miss"),
+            "{name}"
+        );
+        for (a, b) in first.nodes.iter().zip(&second.nodes) {
+            assert_eq!((&a.name, a.op), (&b.name, b.op));
+            assert_eq!(a.outputs, b.outputs);
+            let kernel = |c: Option<&str>| c.is_some();
+            assert_eq!(kernel(a.cache), kernel(b.cache), "{name}/{}", a.name);
+        }
+        let placeholders = first.nodes.iter().filter(|n| n.op == "Placeholder");
+        assert!(placeholders.clone().count() == inputs.len());
+        assert!(placeholders.clone().all(|n| n.cache.is_none()));
+        let weights = first.nodes.iter().filter(|n| n.op == "ReadVariableOp");
+        assert!(weights.clone().count() > 0);
+
+        // The signature outputs' nodes made what predict returns.
+        let got = model.predict(&mut ctx, inputs.clone()).unwrap();
+        for (info, t) in model.outputs().iter().zip(&got) {
+            let (node, k) = info.tensor_name.rsplit_once(':').unwrap();
+            let k: usize = k.parse().unwrap();
+            let n = first.nodes.iter().find(|n| n.name == node).unwrap();
+            assert_eq!(n.outputs[k].shape, t.dims(), "{name}/{node}");
+            assert_eq!(n.outputs[k].dtype, t.dtype().name());
+        }
+        drop(got);
+        let mut model = model;
+        model.dispose(&mut ctx);
+        drop(inputs);
+        let m = ctx.memory();
+        assert_eq!((m.num_tensors, m.num_resources), (0, 0), "{name}");
+    }
+}
+
+#[test]
+fn profile_errors_are_typed_and_leak_nothing() {
+    let mut ctx = EagerContext::default();
+    let (mut model, inputs, _) = load(&mut ctx, "mlp");
+    let clock = || 0.0;
+    let before = ctx.memory();
+    let e = model.profile(&mut ctx, vec![], &clock).unwrap_err();
+    assert_eq!(e.code, Code::InvalidArgument, "{e}");
+    assert_eq!(ctx.memory().num_tensors, before.num_tensors);
+    // A clock that stands still: zero times, shares of a zero total are zero.
+    let p = model.profile(&mut ctx, inputs.clone(), &clock).unwrap();
+    assert!(p.nodes.iter().all(|n| n.ms == 0.0));
+    assert!(p.by_op().iter().all(|o| o.share == 0.0));
+    model.dispose(&mut ctx);
+    let e = model.profile(&mut ctx, inputs, &clock).unwrap_err();
+    assert_eq!(e.code, Code::FailedPrecondition, "{e}");
+
+    // Control flow runs in a dynamic schedule the profiler does not follow yet.
+    let (mut looped, inputs, _) = load(&mut ctx, "dynamic_loop");
+    let e = looped.profile(&mut ctx, inputs, &clock).unwrap_err();
+    assert_eq!(e.code, Code::Unimplemented, "{e}");
+    looped.dispose(&mut ctx);
+}

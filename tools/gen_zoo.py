@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""The benchmark's model zoo: real architectures with random (seeded) weights, converted with the
+real tensorflowjs_converter, each with TF's output on a fixed seeded input.
+
+    /tmp/tfenv/bin/python tools/gen_zoo.py [name ...]      # all by default (~5 min)
+    /tmp/tfenv/bin/python tools/gen_zoo.py --fixtures      # only the committed small fixtures
+
+Zoo models go to bench/models/zoo/<name>/{model.json, group1-shard*.bin, reference.json}
+(gitignored: up to 100 MB); `npm run bench` runs each one present. The three small hand-built
+architectures are also written at a smaller input size to tests/fixtures/models/zoo_<name>/ (the
+committed fixtures the Rust tests check; a full-size reference input would be MBs of JSON).
+
+Pipeline as tools/gen_models.py (whose helpers this imports): Keras model -> SavedModel ->
+tensorflowjs_converter (tf_saved_model -> tfjs_graph_model), reference from the SavedModel's
+serving signature, and the converted graph re-run in TF (tools/tfjs_graph.py) must agree.
+Inputs are seeded normals rounded to multiples of 1/8 (short decimals in the JSON, exact in f32).
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_models as G  # noqa: E402  (sets TF env vars before importing TF)
+
+np, tf, keras, L = G.np, G.tf, G.keras, G.L
+
+ZOO = os.path.join(G.REPO, "bench", "models", "zoo")
+
+
+def image_input(size, seed_, channels=3):
+    rng = np.random.default_rng(seed_)
+    x = rng.normal(size=(1, size, size, channels))
+    return (np.clip(np.round(x * 8), -16, 16) / 8).astype(np.float32)
+
+
+def randomize(model, seed_):
+    """Non-trivial biases and BatchNorm statistics (Keras starts them at 0/1)."""
+    G.randomize_biases(model, seed_)
+    G._randomize_bn(model, np.random.default_rng(seed_ + 1))
+    return model
+
+
+# ------------------------------------------------------------------ Keras applications
+
+
+def application(ctor, size=224, **kw):
+    def build():
+        G.seed(7)
+        m = ctor(input_shape=(size, size, 3), weights=None, classifier_activation=None, **kw)
+        return randomize(m, 17), {m.input_names[0]: image_input(size, 27)}
+    return build
+
+
+# ------------------------------------------------------------------ hand-built (MediaPipe style)
+
+
+def pad_channels(h, c):
+    extra = c - h.shape[-1]
+    if extra == 0:
+        return h
+    return L.Lambda(lambda t: tf.pad(t, [[0, 0], [0, 0], [0, 0], [0, extra]]))(h)
+
+
+def blaze_block(h, out, stride=1, act=None):
+    """Depthwise 5x5 -> 1x1 conv, + shortcut (max-pooled when strided, channels zero-padded)."""
+    act = act or (lambda: L.ReLU())
+    short = h
+    if stride == 2:
+        # TF pads SAME asymmetrically; BlazeFace pads explicitly then convolves VALID.
+        h = L.ZeroPadding2D(((1, 2), (1, 2)))(h)
+        h = L.DepthwiseConv2D(5, strides=2, padding="valid")(h)
+        short = L.MaxPooling2D(2)(short)
+    else:
+        h = L.DepthwiseConv2D(5, padding="same")(h)
+    h = L.Conv2D(out, 1)(h)
+    h = L.Add()([h, pad_channels(short, out)])
+    return act()(h)
+
+
+def build_blazeface(size=128):
+    """BlazeFace-style detector: 5x5 depthwise blocks with residual adds, heads at size/8 (2
+    anchors per cell) and size/16 (6 anchors): 16 box/keypoint regressors and a score each."""
+    G.seed(31)
+    x = keras.Input((size, size, 3), name="x")
+    h = L.Conv2D(16, 5, strides=2, padding="same", activation="relu")(x)   # size/2
+    for c in (16, 20, 24):
+        h = blaze_block(h, c)
+    h = blaze_block(h, 32, 2)                                              # size/4
+    for c in (36, 40):
+        h = blaze_block(h, c)
+    h = blaze_block(h, 48, 2)                                              # size/8
+    for c in (52, 56):
+        h = blaze_block(h, c)
+    f1 = h
+    h = blaze_block(h, 64, 2)                                              # size/16
+    for _ in range(3):
+        h = blaze_block(h, 64)
+    f2 = h
+    regs, scores = [], []
+    for f, anchors in ((f1, 2), (f2, 6)):
+        cells = f.shape[1] * f.shape[2] * anchors
+        regs.append(L.Reshape((cells, 16))(L.Conv2D(16 * anchors, 1)(f)))
+        scores.append(L.Reshape((cells, 1))(L.Conv2D(anchors, 1)(f)))
+    boxes = L.Concatenate(axis=1, name="boxes")(regs)
+    score = L.Activation("sigmoid", name="scores")(L.Concatenate(axis=1)(scores))
+    m = randomize(keras.Model(x, [boxes, score]), 131)
+    return m, {"x": image_input(size, 231)}
+
+
+def build_landmarks(size=192):
+    """Face-landmark-style regressor: PReLU, 5x5 depthwise residual blocks down to 3x3, then 68
+    (x, y, z) landmarks and a sigmoid presence score from 1x1 convs."""
+    G.seed(32)
+    prelu = lambda: L.PReLU(shared_axes=[1, 2])  # noqa: E731
+    x = keras.Input((size, size, 3), name="x")
+    h = L.Conv2D(16, 3, strides=2, padding="same")(x)
+    h = prelu()(h)
+    widths = [24, 32, 40, 48, 64]
+    stages = int(round(np.log2(size / 6)))   # stride-2 stages down to 3x3
+    for c in widths[len(widths) - stages:]:
+        h = blaze_block(h, h.shape[-1], act=prelu)
+        h = blaze_block(h, c, 2, act=prelu)
+    h = blaze_block(h, h.shape[-1], act=prelu)
+    h = L.Conv2D(32, 3, padding="valid")(h)                                # 1x1x32
+    h = prelu()(h)
+    pts = L.Reshape((68 * 3,), name="landmarks")(L.Conv2D(68 * 3, 1)(h))
+    flag = L.Reshape((1,), name="presence")(L.Conv2D(1, 1, activation="sigmoid")(h))
+    m = randomize(keras.Model(x, [pts, flag]), 132)
+    return m, {"x": image_input(size, 232)}
+
+
+def build_unet(size=128):
+    """U-Net-style segmenter: conv + depthwise encoder with max pooling, Conv2DTranspose decoder
+    concatenated with the skips, sigmoid mask at full resolution."""
+    G.seed(33)
+    x = keras.Input((size, size, 3), name="x")
+
+    def enc(h, c):
+        h = L.Conv2D(c, 3, padding="same", activation="relu")(h)
+        h = L.DepthwiseConv2D(3, padding="same")(h)
+        return L.Conv2D(c, 1, activation="relu")(h)
+
+    e1 = enc(x, 16)                                                        # size
+    e2 = enc(L.MaxPooling2D(2)(e1), 24)                                    # size/2
+    e3 = enc(L.MaxPooling2D(2)(e2), 32)                                    # size/4
+    b = enc(L.MaxPooling2D(2)(e3), 40)                                     # size/8
+    h = b
+    for skip, c in ((e3, 32), (e2, 24), (e1, 16)):
+        h = L.Conv2DTranspose(c, 2, strides=2, activation="relu")(h)
+        h = enc(L.Concatenate()([h, skip]), c)
+    y = L.Conv2D(1, 1, activation="sigmoid", name="mask")(h)
+    m = randomize(keras.Model(x, y), 133)
+    return m, {"x": image_input(size, 233)}
+
+
+def _apps():
+    A = keras.applications
+    return {
+        "mobilenet_v2": application(A.MobileNetV2),
+        "mobilenet_v3_small": application(A.MobileNetV3Small),
+        "mobilenet_v3_large": application(A.MobileNetV3Large),
+        "efficientnet_b0": application(A.EfficientNetB0),
+        "resnet50": application(A.ResNet50),
+    }
+
+
+SMALL = {
+    "blazeface": (build_blazeface, 128, 64),
+    "landmarks": (build_landmarks, 192, 96),
+    "unet": (build_unet, 128, 64),
+}
+
+
+def generate(name, build, dest, tmp):
+    obj, inputs = build()
+    sdir = os.path.join(tmp, name + "_saved")
+    G.save(obj, sdir)
+    outs, fn = G.reference(sdir, inputs)
+    cdir = os.path.join(tmp, name + "_tfjs")
+    G.convert(sdir, cdir)
+    G.install(cdir, dest)
+    mj = json.load(open(os.path.join(dest, "model.json")))
+    ref_in, ref_out = G.map_keys(mj, fn, inputs, outs)
+    G.write_reference(os.path.join(dest, "reference.json"), ref_in, ref_out)
+    size = sum(os.path.getsize(os.path.join(dest, p)) for g in mj["weightsManifest"] for p in g["paths"])
+    print("%s: %d nodes, %d weight bytes, ops: %s" % (
+        name, len(mj["modelTopology"]["node"]), size, " ".join(G.model_ops(mj))), flush=True)
+    G.check_close(name, G.tfjs_graph.run_model(dest, ref_in), ref_out, rtol=1e-4, atol=1e-5)
+    return size
+
+
+def main(argv):
+    fixtures_only = "--fixtures" in argv
+    names = [a for a in argv if not a.startswith("--")]
+    apps = _apps()
+    everything = list(SMALL) + list(apps)
+    wanted = names or (list(SMALL) if fixtures_only else everything)
+    unknown = [n for n in wanted if n not in everything]
+    if unknown:
+        raise SystemExit("unknown model(s) %s; known: %s" % (unknown, " ".join(everything)))
+    tmp = tempfile.mkdtemp(prefix="gen_zoo_")
+    try:
+        for name in wanted:
+            if name in SMALL:
+                build, size, fixture_size = SMALL[name]
+                n = generate("zoo_" + name, lambda: build(fixture_size),
+                             os.path.join(G.OUT, "zoo_" + name), tmp)
+                # Committed, single shard (tests/common embeds group1-shard1of1.bin).
+                assert n < 300_000, ("fixture too large", name, n)
+                if fixtures_only:
+                    continue
+                generate(name, lambda: build(size), os.path.join(ZOO, name), tmp)
+            else:
+                generate(name, apps[name], os.path.join(ZOO, name), tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    G.write_coverage()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
