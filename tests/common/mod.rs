@@ -349,6 +349,8 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("misc_ops"),
     model_fixture!("bert_tiny"),
     model_fixture!("frozen_no_inputs"),
+    // Unfused chains the loader's fusion pass folds (tools/gen_fusion_models.py).
+    model_fixture!("unfused_chains"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized

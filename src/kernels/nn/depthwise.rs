@@ -225,6 +225,16 @@ struct Epilogue<'a> {
     hi: f32,
 }
 
+/// Four channels of a finished sum: the bias comes after the taps, as in the unfused graph
+/// (conv, then BiasAdd), so fusing does not change a bit.
+#[inline(always)]
+fn finish(acc: F4, bias: Option<F4>, lo: F4, hi: F4) -> F4 {
+    match bias {
+        Some(b) => (acc + b).clamp(lo, hi),
+        None => acc.clamp(lo, hi),
+    }
+}
+
 /// One output pixel from the taps inside the input, 8 (then 4, then 1) channels at a time in
 /// registers. On `Ok`, all `c` elements of `px` have been written (blocks of 8, a block of 4,
 /// single channels cover `0..c`).
@@ -238,7 +248,6 @@ fn pixel<'x>(
     taps: &mut Vec<(&'x [f32], &'x [f32])>,
 ) -> Result<()> {
     let c = g.c;
-    let zeros = [0f32; 8];
     let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
     taps.clear();
     for ky in 0..g.kh {
@@ -268,9 +277,7 @@ fn pixel<'x>(
     }
     let mut c0 = 0;
     while c0 + 8 <= c {
-        let bv = ep.bias.get(c0..c0 + 8).unwrap_or(&zeros);
-        let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
-        let mut a1 = load_at(bv, 4).ok_or_else(bad)?;
+        let (mut a0, mut a1) = (F4::splat(0.0), F4::splat(0.0));
         for &(x, f) in taps.iter() {
             let (Some(x0), Some(x1), Some(f0), Some(f1)) = (
                 load_at(x, c0),
@@ -283,26 +290,28 @@ fn pixel<'x>(
             a0 = a0 + x0 * f0;
             a1 = a1 + x1 * f1;
         }
-        store_uninit_at(px, c0, a0.clamp(lo, hi));
-        store_uninit_at(px, c0 + 4, a1.clamp(lo, hi));
+        store_uninit_at(px, c0, finish(a0, load_at(ep.bias, c0), lo, hi));
+        store_uninit_at(px, c0 + 4, finish(a1, load_at(ep.bias, c0 + 4), lo, hi));
         c0 += 8;
     }
     if c0 + 4 <= c {
-        let bv = ep.bias.get(c0..c0 + 4).unwrap_or(&zeros[..4]);
-        let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
+        let mut a0 = F4::splat(0.0);
         for &(x, f) in taps.iter() {
             let (Some(x0), Some(f0)) = (load_at(x, c0), load_at(f, c0)) else {
                 return Err(bad());
             };
             a0 = a0 + x0 * f0;
         }
-        store_uninit_at(px, c0, a0.clamp(lo, hi));
+        store_uninit_at(px, c0, finish(a0, load_at(ep.bias, c0), lo, hi));
         c0 += 4;
     }
     for (ch, o) in px.iter_mut().enumerate().skip(c0) {
-        let mut acc = ep.bias.get(ch).copied().unwrap_or(0.0);
+        let mut acc = 0.0;
         for &(x, f) in taps.iter() {
             acc += x[ch] * f[ch];
+        }
+        if let Some(&b) = ep.bias.get(ch) {
+            acc += b;
         }
         let v = if acc < ep.lo { ep.lo } else { acc };
         o.write(if ep.hi < v { ep.hi } else { v });
@@ -365,14 +374,14 @@ fn interior<const K: usize>(
         let w: [[F4; K]; K] = core::array::from_fn(|ky| {
             core::array::from_fn(|kx| load_at(fs, (ky * K + kx) * c + c0).unwrap_or(F4::splat(0.0)))
         });
-        let b = load_at(ep.bias, c0).unwrap_or(F4::splat(0.0));
+        let (zero, b) = (F4::splat(0.0), load_at(ep.bias, c0));
         let mut ox = x_lo;
         if sx == 1 && step == c {
             // Stride 1, dilation 1: pixels `ox` and `ox + 1` share K - 1 of their K input columns
             // per row, so load the row's K + 1 columns once for both.
             while ox + 2 <= x_hi {
                 let base = (ox - pad) * c + c0;
-                let (mut a0, mut a1) = (b, b);
+                let (mut a0, mut a1) = (zero, zero);
                 for (r, w) in rows.iter().zip(w.iter()) {
                     // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `sx == 1`,
                     // `step == c` and `ox + 1 < x_hi`, `base + K * c + 4 = (ox + 1 - pad) * c +
@@ -388,14 +397,14 @@ fn interior<const K: usize>(
                     }
                     a1 = xk.mul_add(w[K - 1], a1);
                 }
-                store_uninit_at(orow, ox * c + c0, a0.clamp(lo, hi));
-                store_uninit_at(orow, (ox + 1) * c + c0, a1.clamp(lo, hi));
+                store_uninit_at(orow, ox * c + c0, finish(a0, b, lo, hi));
+                store_uninit_at(orow, (ox + 1) * c + c0, finish(a1, b, lo, hi));
                 ox += 2;
             }
         }
         for ox in ox..x_hi {
             let base = (ox * sx - pad) * c + c0;
-            let mut acc = b;
+            let mut acc = zero;
             for (r, w) in rows.iter().zip(w.iter()) {
                 for (j, &wj) in w.iter().enumerate() {
                     // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with
@@ -404,7 +413,7 @@ fn interior<const K: usize>(
                     acc = unsafe { load_in(r, base + j * step) }.mul_add(wj, acc);
                 }
             }
-            store_uninit_at(orow, ox * c + c0, acc.clamp(lo, hi));
+            store_uninit_at(orow, ox * c + c0, finish(acc, b, lo, hi));
         }
     }
     Ok(())

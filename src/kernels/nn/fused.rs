@@ -97,8 +97,9 @@ impl Kernel for FusedKernel {
 fn fused_conv2d(a: &NodeAttrs) -> Result<Box<dyn Kernel>> {
     if let crate::ops::AttrValue::ListType(types) = a.get("TArgs")? {
         let args = usize::try_from(a.int("num_args")?).unwrap_or(usize::MAX);
-        if !types.is_empty() && (types.len() != args || types.iter().any(|&t| t != DType::Float32))
-        {
+        // The converter appends PReLU's alpha without extending TArgs (TF.js ignores it): a
+        // shorter list is accepted.
+        if types.len() > args || types.iter().any(|&t| t != DType::Float32) {
             return Err(invalid_argument(format!(
                 "_FusedConv2D: TArgs {types:?} does not match the {args} float32 args",
             )));
