@@ -393,6 +393,56 @@ function makeCases(R, data) {
       eager: (ctx, x, f) => ctx.execute('DepthwiseConv2dNative', [x, f], { strides: [1, s, s, 1], padding: 'SAME' })[0],
       tfjs: (tf, x, f) => tf.depthwiseConv2d(x, f, s, 'same'),
     })),
+    // Shapes of issue 18's model zoo: thin depthwise on large maps, a 7x7, 1x1 convs straight to
+    // GEMM, a 2x2 VALID stride-2 conv, and Pad before a stride-2 conv.
+    ...[
+      ['depthwise3x3s1_112', 3, 112, 32],
+      ['depthwise7x7s1', 7, 56, 128],
+    ].map(([id, k, hw, c]) => ({
+      id,
+      label: `depthwise ${k}x${k} stride 1 SAME [1,${hw},${hw},${c}]`,
+      input: () => [data.cached(`X${hw}c${c}`, () => randomFloats(hw * hw * c, 31 + c)), [1, hw, hw, c], 'float32'],
+      weight: () => [data.cached(`dw${k}c${c}F`, () => randomFloats(k * k * c, 43 + k)), [k, k, c, 1], 'float32'],
+      eager: (ctx, x, f) => ctx.execute('DepthwiseConv2dNative', [x, f], { strides: [1, 1, 1, 1], padding: 'SAME' })[0],
+      tfjs: (tf, x, f) => tf.depthwiseConv2d(x, f, 1, 'same'),
+    })),
+    ...[
+      ['conv1x1_112', 1, 1, 112, 32, 64],
+      ['conv1x1_56', 1, 1, 56, 144, 24],
+      ['conv2x2s2', 2, 2, 112, 32, 64],
+    ].map(([id, k, s, hw, c, co]) => ({
+      id,
+      label: `conv2d ${k}x${k}${s > 1 ? ` stride ${s}` : ''} VALID [1,${hw},${hw},${c}] -> ${co}`,
+      input: () => [data.cached(`X${hw}c${c}`, () => randomFloats(hw * hw * c, 31 + c)), [1, hw, hw, c], 'float32'],
+      weight: () => [data.cached(`cv${k}c${c}F${co}`, () => randomFloats(k * k * c * co, 47 + k)), [k, k, c, co], 'float32'],
+      eager: (ctx, x, f) => ctx.execute('Conv2D', [x, f], { strides: [1, s, s, 1], padding: 'VALID' })[0],
+      tfjs: (tf, x, f) => tf.conv2d(x, f, s, 'valid'),
+    })),
+    {
+      // What each runtime runs for a converted `Pad -> Conv2D VALID`: TF.js both ops, eager-wasm
+      // the one conv its loader folds them into (EXPLICIT padding, no padded copy).
+      id: 'padconv3x3s2',
+      label: 'Pad [[0,0],[0,1],[0,1],[0,0]] + conv2d 3x3 stride 2 VALID [1,112,112,32] -> 64',
+      input: () => [data.cached('X112c32', () => randomFloats(112 * 112 * 32, 63)), [1, 112, 112, 32], 'float32'],
+      weight: () => [data.cached('cv3c32F64', () => randomFloats(9 * 32 * 64, 50)), [3, 3, 32, 64], 'float32'],
+      eager: (ctx, x, f) =>
+        ctx.execute('Conv2D', [x, f], {
+          strides: [1, 2, 2, 1],
+          padding: 'EXPLICIT',
+          explicit_paddings: [0, 0, 0, 1, 0, 1, 0, 0],
+        })[0],
+      tfjs: (tf, x, f) => {
+        const p = tf.pad(x, [
+          [0, 0],
+          [0, 1],
+          [0, 1],
+          [0, 0],
+        ]);
+        const y = tf.conv2d(p, f, 2, 'valid');
+        p.dispose();
+        return y;
+      },
+    },
     {
       id: 'softmax',
       label: 'softmax [256,1000]',

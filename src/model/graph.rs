@@ -80,6 +80,22 @@ impl Edges {
         let start = if i == 0 { 0 } else { self.control_end[i - 1] };
         &self.control[start..self.control_end[i]]
     }
+
+    /// The same edges with the data inputs of some nodes replaced (a load-time rewrite).
+    pub fn with_data(&self, new: &HashMap<usize, Vec<(usize, usize)>, FastBuild>) -> Edges {
+        let mut data = Vec::with_capacity(self.data.len());
+        let mut data_end = Vec::with_capacity(self.data_end.len());
+        for i in 0..self.data_end.len() {
+            data.extend_from_slice(new.get(&i).map_or(self.data(i), Vec::as_slice));
+            data_end.push(data.len());
+        }
+        Edges {
+            data,
+            data_end,
+            control: self.control.clone(),
+            control_end: self.control_end.clone(),
+        }
+    }
 }
 
 pub fn resolve_edges(nodes: &[NodeDef<'_>], index: &NameIndex<'_>) -> Result<Edges> {

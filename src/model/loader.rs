@@ -18,6 +18,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
 
+#[path = "fuse.rs"]
+mod fuse;
+
 pub fn parse(model_json: &str) -> Result<ModelJson<'_>> {
     let m: ModelJson = serde_json::from_str(model_json)
         .map_err(|e| invalid_argument(format!("model.json is not a valid TF.js model: {e}")))?;
@@ -221,7 +224,8 @@ pub fn load<W: WeightSource + ?Sized>(
     let m = parse(model_json)?;
     let topo = m.model_topology.as_ref().expect("checked in parse");
     let expanded = functions::expand(&topo.node, topo.library.as_ref())?;
-    let plan = plan(&m, expanded.as_ref(), weights.byte_len())?;
+    let mut plan = plan(&m, expanded.as_ref(), weights.byte_len())?;
+    fuse::run(&mut plan, weights);
     let layout = assign_slots(&plan);
     build_nodes(ctx, plan, layout, weights, progress)
 }

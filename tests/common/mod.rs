@@ -353,6 +353,8 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("zoo_blazeface"),
     model_fixture!("zoo_landmarks"),
     model_fixture!("zoo_unet"),
+    // Unfused chains the loader's fusion pass folds (tools/gen_fusion_models.py).
+    model_fixture!("unfused_chains"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized

@@ -10,7 +10,7 @@ use crate::ops::def::FLOAT;
 use crate::ops::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::Tensor;
+use crate::tensor::{try_alloc, Tensor};
 use core::mem::MaybeUninit;
 
 pub fn register(reg: &mut Registry) {
@@ -144,12 +144,12 @@ struct Geometry {
     dx: Dim1,
 }
 
-/// Multiplier 1. Each output row: the pixels whose whole window lies inside the input go through
-/// `interior` when the filter is 3x3 or 5x5 and the depth a multiple of 4; every other pixel (borders,
-/// other filter sizes or depths) through `pixel`. On `Ok`, every element of `out`
-/// (`n * oh * ow * c`) has been written: each row's pixels `0..ow` are split into the prefix,
-/// interior and suffix ranges, which together cover `0..ow`, and each visited pixel is written in
-/// full (`pixel`'s and `interior`'s contracts).
+/// Multiplier 1. Each output row: the pixels whose window lies inside the input horizontally go
+/// through `interior` when the filter is 3x3 or 5x5 and the depth a multiple of 4 below
+/// `WIDE_DEPTH`, else through `blocks` over one tap list for the row; border pixels through
+/// `pixel`. On `Ok`, every element of `out` (`n * oh * ow * c`) has been written: each row's
+/// pixels `0..ow` are split into the prefix, interior and suffix ranges, which together cover
+/// `0..ow`, and each visited pixel is written in full (`blocks`' and `interior`'s contracts).
 fn channels_simd(
     xs: &[f32],
     fs: &[f32],
@@ -173,8 +173,8 @@ fn channels_simd(
         lo: fast.lo,
         hi: fast.hi,
     };
-    // (input channels, filter channels) of the taps inside the input, for the current pixel.
-    let mut taps: Vec<(&[f32], &[f32])> = Vec::with_capacity(g.kh * g.kw);
+    // (input offset, filter offset) of the taps inside the input, for the current pixel.
+    let mut taps: Vec<(usize, usize)> = Vec::with_capacity(g.kh * g.kw);
     // Output columns whose horizontal window lies inside the input: `ox * stride >= pad_before`
     // and `ox * stride + (kw - 1) * dilation - pad_before < w`.
     let (x_lo, x_hi) = {
@@ -190,20 +190,51 @@ fn channels_simd(
         (3, 3) | (5, 5) if c % 4 == 0 && x_lo < x_hi => g.kh,
         _ => 0,
     };
+    // Wide depths run pixel by pixel, each pixel's channels in one contiguous sweep over a tap
+    // list shared by the row, instead of channel block by channel block (Node, 128 channels:
+    // 3x3 stride 2 1.28x, 5x5 stride 2 1.39x, 5x5 stride 1 1.26x faster; on 32 channels 0.75x).
+    let wide = c >= WIDE_DEPTH;
+    // Windows hanging over the top or bottom padding read this zero row in place of the rows
+    // outside, so border output rows take the interior path too (only border columns go through
+    // `pixel`).
+    let overhang = oh.checked_sub(1).is_some_and(|last| {
+        last * g.dy.stride + (g.kh.max(1) - 1) * g.dy.dilation >= g.h + g.dy.pad_before
+    });
+    let zero_row = if fast_k != 0 && !wide && (g.dy.pad_before > 0 || overhang) {
+        try_alloc::<f32>(g.w * c)?
+    } else {
+        Vec::new()
+    };
     let row_len = ow * c;
     for (row, orow) in out.chunks_exact_mut(row_len.max(1)).enumerate() {
         let (b, oy) = (row / oh.max(1), row % oh.max(1));
         let (mut lo, mut hi) = (ow, ow);
-        let done = match fast_k {
-            3 => input_rows::<3>(xs, g, b, oy)
+        let done = match if wide { 0 } else { fast_k } {
+            3 => input_rows::<3>(xs, g, b, oy, &zero_row)
                 .map(|rows| interior::<3>(rows, fs, g, (x_lo, x_hi), orow, &ep))
                 .transpose()?,
-            5 => input_rows::<5>(xs, g, b, oy)
+            5 => input_rows::<5>(xs, g, b, oy, &zero_row)
                 .map(|rows| interior::<5>(rows, fs, g, (x_lo, x_hi), orow, &ep))
                 .transpose()?,
             _ => None,
         };
         if done.is_some() {
+            (lo, hi) = (x_lo, x_hi);
+        } else if x_lo < x_hi {
+            // Interior columns share one tap list: offsets from the window's first column.
+            window_taps(g, (b, oy, 0), true, &mut taps);
+            let shift = |ox: usize| (ox * g.dx.stride - g.dx.pad_before) * c;
+            let last = shift(x_hi - 1) + c;
+            if taps
+                .iter()
+                .any(|&(s, t)| s + last > xs.len() || t + c > fs.len())
+            {
+                return Err(bad());
+            }
+            for ox in x_lo..x_hi {
+                let px = orow.get_mut(ox * c..(ox + 1) * c).ok_or_else(bad)?;
+                blocks(xs, fs, &taps, shift(ox), px, &ep);
+            }
             (lo, hi) = (x_lo, x_hi);
         }
         for ox in (0..lo).chain(hi..ow) {
@@ -225,21 +256,25 @@ struct Epilogue<'a> {
     hi: f32,
 }
 
-/// One output pixel from the taps inside the input, 8 (then 4, then 1) channels at a time in
-/// registers. On `Ok`, all `c` elements of `px` have been written (blocks of 8, a block of 4,
-/// single channels cover `0..c`).
-fn pixel<'x>(
-    xs: &'x [f32],
-    fs: &'x [f32],
+/// Four channels of a finished sum: the bias comes after the taps, as in the unfused graph
+/// (conv, then BiasAdd), so fusing does not change a bit.
+#[inline(always)]
+fn finish(acc: F4, bias: Option<F4>, lo: F4, hi: F4) -> F4 {
+    match bias {
+        Some(b) => (acc + b).clamp(lo, hi),
+        None => acc.clamp(lo, hi),
+    }
+}
+
+/// The taps of output pixel `(b, oy, ox)`'s window that lie inside the input, as (input offset,
+/// filter offset) pairs. `row`: every column of the rows inside, offsets from the window's first
+/// column (shared by a row's interior pixels). Not checked against the slices.
+fn window_taps(
     g: &Geometry,
     (b, oy, ox): (usize, usize, usize),
-    px: &mut [MaybeUninit<f32>],
-    ep: &Epilogue<'_>,
-    taps: &mut Vec<(&'x [f32], &'x [f32])>,
-) -> Result<()> {
-    let c = g.c;
-    let zeros = [0f32; 8];
-    let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
+    row: bool,
+    taps: &mut Vec<(usize, usize)>,
+) {
     taps.clear();
     for ky in 0..g.kh {
         let Some(iy) = (oy * g.dy.stride + ky * g.dy.dilation)
@@ -249,83 +284,128 @@ fn pixel<'x>(
             continue;
         };
         for kx in 0..g.kw {
-            let Some(ix) = (ox * g.dx.stride + kx * g.dx.dilation)
-                .checked_sub(g.dx.pad_before)
-                .filter(|&ix| ix < g.w)
-            else {
+            let ix = match row {
+                true => Some(kx * g.dx.dilation),
+                false => (ox * g.dx.stride + kx * g.dx.dilation).checked_sub(g.dx.pad_before),
+            };
+            let Some(ix) = ix.filter(|&ix| row || ix < g.w) else {
                 continue;
             };
-            let s = ((b * g.h + iy) * g.w + ix) * c;
-            let t = (ky * g.kw + kx) * c;
-            taps.push((
-                xs.get(s..s + c).ok_or_else(bad)?,
-                fs.get(t..t + c).ok_or_else(bad)?,
-            ));
+            taps.push((((b * g.h + iy) * g.w + ix) * g.c, (ky * g.kw + kx) * g.c));
         }
     }
-    if px.len() != c {
+}
+
+/// One output pixel from the taps inside the input. On `Ok`, all `c` elements of `px` have been
+/// written (`blocks`).
+fn pixel(
+    xs: &[f32],
+    fs: &[f32],
+    g: &Geometry,
+    at: (usize, usize, usize),
+    px: &mut [MaybeUninit<f32>],
+    ep: &Epilogue<'_>,
+    taps: &mut Vec<(usize, usize)>,
+) -> Result<()> {
+    let c = g.c;
+    window_taps(g, at, false, taps);
+    // `blocks` relies on this check.
+    if px.len() != c
+        || taps
+            .iter()
+            .any(|&(s, t)| s + c > xs.len() || t + c > fs.len())
+    {
         return Err(bad());
     }
+    blocks(xs, fs, taps, 0, px, ep);
+    Ok(())
+}
+
+/// All `c = px.len()` channels of one pixel over `taps` (input offsets moved by `shift`), 16 (then
+/// 8, 4, 1) channels at a time in registers; every tap `(s, t)` must have `s + shift + c <=
+/// xs.len()` and `t + c <= fs.len()`. Writes every element of `px` (blocks of 16, 8 and 4, then
+/// single channels, cover `0..c`).
+fn blocks(
+    xs: &[f32],
+    fs: &[f32],
+    taps: &[(usize, usize)],
+    shift: usize,
+    px: &mut [MaybeUninit<f32>],
+    ep: &Epilogue<'_>,
+) {
+    let c = px.len();
     let mut c0 = 0;
-    while c0 + 8 <= c {
-        let bv = ep.bias.get(c0..c0 + 8).unwrap_or(&zeros);
-        let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
-        let mut a1 = load_at(bv, 4).ok_or_else(bad)?;
-        for &(x, f) in taps.iter() {
-            let (Some(x0), Some(x1), Some(f0), Some(f1)) = (
-                load_at(x, c0),
-                load_at(x, c0 + 4),
-                load_at(f, c0),
-                load_at(f, c0 + 4),
-            ) else {
-                return Err(bad());
-            };
-            a0 = a0 + x0 * f0;
-            a1 = a1 + x1 * f1;
-        }
-        store_uninit_at(px, c0, a0.clamp(lo, hi));
-        store_uninit_at(px, c0 + 4, a1.clamp(lo, hi));
+    while c0 + 16 <= c {
+        block::<4>(xs, fs, taps, (shift, c0), px, ep);
+        c0 += 16;
+    }
+    if c0 + 8 <= c {
+        block::<2>(xs, fs, taps, (shift, c0), px, ep);
         c0 += 8;
     }
     if c0 + 4 <= c {
-        let bv = ep.bias.get(c0..c0 + 4).unwrap_or(&zeros[..4]);
-        let mut a0 = load_at(bv, 0).ok_or_else(bad)?;
-        for &(x, f) in taps.iter() {
-            let (Some(x0), Some(f0)) = (load_at(x, c0), load_at(f, c0)) else {
-                return Err(bad());
-            };
-            a0 = a0 + x0 * f0;
-        }
-        store_uninit_at(px, c0, a0.clamp(lo, hi));
+        block::<1>(xs, fs, taps, (shift, c0), px, ep);
         c0 += 4;
     }
     for (ch, o) in px.iter_mut().enumerate().skip(c0) {
-        let mut acc = ep.bias.get(ch).copied().unwrap_or(0.0);
-        for &(x, f) in taps.iter() {
-            acc += x[ch] * f[ch];
+        let mut acc = 0.0;
+        for &(s, t) in taps {
+            let x = xs.get(s + shift + ch).copied().unwrap_or(0.0);
+            acc += x * fs.get(t + ch).copied().unwrap_or(0.0);
+        }
+        if let Some(&b) = ep.bias.get(ch) {
+            acc += b;
         }
         let v = if acc < ep.lo { ep.lo } else { acc };
         o.write(if ep.hi < v { ep.hi } else { v });
     }
-    Ok(())
 }
 
-/// The `K` input rows output row `oy` of image `b` reads, if all lie inside the input.
+/// Channels `c0..c0 + 4 * V` of one pixel over its `taps`, within `blocks`' contract
+/// (`c0 + 4 * V <= c`).
+#[inline(always)]
+fn block<const V: usize>(
+    xs: &[f32],
+    fs: &[f32],
+    taps: &[(usize, usize)],
+    (shift, c0): (usize, usize),
+    px: &mut [MaybeUninit<f32>],
+    ep: &Epilogue<'_>,
+) {
+    let mut acc = [F4::splat(0.0); V];
+    for &(s, t) in taps {
+        let (s, t) = (s + shift + c0, t + c0);
+        for (v, a) in acc.iter_mut().enumerate() {
+            // SAFETY: `c0 + 4 * v + 4 <= c`, `s + shift + c <= xs.len()` and `t + c <= fs.len()`
+            // (`blocks`' contract), so both reads lie inside their slices.
+            let (x, f) = unsafe { (load_in(xs, s + 4 * v), load_in(fs, t + 4 * v)) };
+            *a = *a + x * f;
+        }
+    }
+    let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
+    for (v, a) in acc.into_iter().enumerate() {
+        let at = c0 + 4 * v;
+        store_uninit_at(px, at, finish(a, load_at(ep.bias, at), lo, hi));
+    }
+}
+
+/// The `K` input rows output row `oy` of image `b` reads, `zero` for those in the padding (none
+/// if `zero` is too short for a row).
 fn input_rows<'x, const K: usize>(
     xs: &'x [f32],
     g: &Geometry,
     b: usize,
     oy: usize,
+    zero: &'x [f32],
 ) -> Option<[&'x [f32]; K]> {
-    let y0 = (oy * g.dy.stride).checked_sub(g.dy.pad_before)?;
     let mut rows: [&[f32]; K] = [&[]; K];
+    let len = g.w * g.c;
     for (ky, r) in rows.iter_mut().enumerate() {
-        let iy = y0 + ky * g.dy.dilation;
-        if iy >= g.h {
-            return None;
-        }
-        let s = (b * g.h + iy) * g.w * g.c;
-        *r = xs.get(s..s + g.w * g.c)?;
+        let iy = (oy * g.dy.stride + ky * g.dy.dilation).checked_sub(g.dy.pad_before);
+        *r = match iy.filter(|&iy| iy < g.h) {
+            Some(iy) => xs.get((b * g.h + iy) * len..(b * g.h + iy + 1) * len)?,
+            None => zero.get(..len)?,
+        };
     }
     Some(rows)
 }
@@ -365,14 +445,14 @@ fn interior<const K: usize>(
         let w: [[F4; K]; K] = core::array::from_fn(|ky| {
             core::array::from_fn(|kx| load_at(fs, (ky * K + kx) * c + c0).unwrap_or(F4::splat(0.0)))
         });
-        let b = load_at(ep.bias, c0).unwrap_or(F4::splat(0.0));
+        let (zero, b) = (F4::splat(0.0), load_at(ep.bias, c0));
         let mut ox = x_lo;
         if sx == 1 && step == c {
             // Stride 1, dilation 1: pixels `ox` and `ox + 1` share K - 1 of their K input columns
             // per row, so load the row's K + 1 columns once for both.
             while ox + 2 <= x_hi {
                 let base = (ox - pad) * c + c0;
-                let (mut a0, mut a1) = (b, b);
+                let (mut a0, mut a1) = (zero, zero);
                 for (r, w) in rows.iter().zip(w.iter()) {
                     // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `sx == 1`,
                     // `step == c` and `ox + 1 < x_hi`, `base + K * c + 4 = (ox + 1 - pad) * c +
@@ -388,14 +468,14 @@ fn interior<const K: usize>(
                     }
                     a1 = xk.mul_add(w[K - 1], a1);
                 }
-                store_uninit_at(orow, ox * c + c0, a0.clamp(lo, hi));
-                store_uninit_at(orow, (ox + 1) * c + c0, a1.clamp(lo, hi));
+                store_uninit_at(orow, ox * c + c0, finish(a0, b, lo, hi));
+                store_uninit_at(orow, (ox + 1) * c + c0, finish(a1, b, lo, hi));
                 ox += 2;
             }
         }
         for ox in ox..x_hi {
             let base = (ox * sx - pad) * c + c0;
-            let mut acc = b;
+            let mut acc = zero;
             for (r, w) in rows.iter().zip(w.iter()) {
                 for (j, &wj) in w.iter().enumerate() {
                     // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with
@@ -404,11 +484,14 @@ fn interior<const K: usize>(
                     acc = unsafe { load_in(r, base + j * step) }.mul_add(wj, acc);
                 }
             }
-            store_uninit_at(orow, ox * c + c0, acc.clamp(lo, hi));
+            store_uninit_at(orow, ox * c + c0, finish(acc, b, lo, hi));
         }
     }
     Ok(())
 }
+
+/// Depths from which a row's interior pixels run pixel by pixel (see `channels_simd`).
+const WIDE_DEPTH: usize = 64;
 
 /// Four lanes of `s` from `at`, without a bounds check.
 ///
@@ -487,8 +570,17 @@ mod tests {
             (4, 2, 2, Padding::Valid, 9),
             (8, 1, 1, Padding::Explicit([(0, 2), (2, 1)]), 7),
             (4, 2, 1, Padding::Explicit([(1, 1), (1, 0)]), 8),
+            // Thin depths at stride 2 and 3 (channel blocks outside), odd and even widths.
+            (24, 2, 1, Padding::Same, 10),
+            (16, 2, 1, Padding::Valid, 11),
+            (8, 2, 1, Padding::Explicit([(1, 2), (0, 1)]), 9),
+            (8, 3, 1, Padding::Same, 12),
+            // Wide depths (pixel by pixel: blocks of 16, 8 and 4).
+            (64, 2, 1, Padding::Same, 9),
+            (68, 2, 1, Padding::Valid, 8),
+            (72, 2, 2, Padding::Explicit([(2, 1), (1, 2)]), 9),
         ] {
-            for k in [3usize, 5, 4] {
+            for k in [3usize, 5, 4, 7, 1, 2] {
                 let (n, h, w) = (2, 2 * k - 1, w + k - 3);
                 let x: Vec<f32> = (0..n * h * w * c)
                     .map(|i| ((i * 7) % 11) as f32 - 5.0)
