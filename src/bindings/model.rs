@@ -286,7 +286,7 @@ impl WasmModel {
             if m.is_disposed() {
                 return Err(disposed_model());
             }
-            let AnyModel::Graph(g) = &*m else {
+            let Some(g) = m.graph() else {
                 return Err(crate::status::unimplemented(
                     "profile() runs graph models; a layers model has no graph nodes to time",
                 ));

@@ -41,6 +41,15 @@ impl AnyModel {
         }
     }
 
+    /// The graph model, if this is one (profile and execute need graph nodes).
+    pub(crate) fn graph(&self) -> Option<&GraphModel> {
+        match self {
+            AnyModel::Graph(m) => Some(m),
+            #[cfg(feature = "layers")]
+            AnyModel::Layers(_) => None,
+        }
+    }
+
     pub(crate) fn is_disposed(&self) -> bool {
         match self {
             AnyModel::Graph(m) => m.is_disposed(),
