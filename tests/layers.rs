@@ -41,6 +41,8 @@ layers_tests! {
     resizing_and_center_crop_match_keras: "image_preprocess",
     masked_steps_in_returned_sequences_match_keras: "masked_sequences",
     conv2d_transpose_matches_keras: "conv_transpose",
+    conv3d_pool3d_and_3d_padding_match_keras: "conv3d",
+    conv2d_transpose_output_padding_matches_keras: "conv_transpose_padding",
 }
 
 use common::op_stats;
@@ -239,11 +241,11 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
             "layer without an op here",
             edit(&seq_doc, &|d| {
                 d["modelTopology"]["model_config"]["config"]["layers"][2]["class_name"] =
-                    "Conv3D".into()
+                    "Conv3DTranspose".into()
             }),
             w.clone(),
             Code::Unimplemented,
-            "Conv3D",
+            "Conv3DTranspose",
         ),
         (
             "unknown activation",
