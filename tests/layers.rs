@@ -43,6 +43,12 @@ layers_tests! {
     conv2d_transpose_matches_keras: "conv_transpose",
     conv3d_pool3d_and_3d_padding_match_keras: "conv3d",
     conv2d_transpose_output_padding_matches_keras: "conv_transpose_padding",
+    keras3_h5_sequential_matches_keras: "k3_seq",
+    keras3_h5_functional_nested_shared_matches_keras: "k3_functional",
+    keras3_h5_rnn_wrappers_matches_keras: "k3_rnn",
+    keras3_file_sequential_matches_keras: "k3kk_seq",
+    keras3_file_functional_nested_shared_matches_keras: "k3kk_functional",
+    keras3_file_rnn_wrappers_matches_keras: "k3kk_rnn",
 }
 
 use common::op_stats;
@@ -292,7 +298,7 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
             "ghost/kernel",
         ),
         (
-            "Keras 3 weight names",
+            "Keras 3 object-path names that miss a layer",
             edit(&seq_doc, &|d| {
                 for (i, w) in d["weightsManifest"][0]["weights"]
                     .as_array_mut()
@@ -304,8 +310,8 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
                 }
             }),
             w.clone(),
-            Code::Unimplemented,
-            "Keras 3",
+            Code::InvalidArgument,
+            "under 'layers/dense_1'",
         ),
         (
             "short weights",

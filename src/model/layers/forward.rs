@@ -551,6 +551,11 @@ impl Kind {
                     mask: Some(mask),
                 }]
             }
+            Kind::NotEqual(c) => {
+                let x = one(&xs)?;
+                let c = tf::cast(run.ctx, &scalar(*c), x.dtype())?;
+                drop(binary(run.ctx, "NotEqual", &x, &c)?)
+            }
             Kind::Resizing([h, w]) => {
                 let x = tf::cast(run.ctx, &one(&xs)?, DType::Float32)?;
                 check_rank(&x, 4)?;

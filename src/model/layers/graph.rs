@@ -54,13 +54,16 @@ pub fn build(model: &Value, b: &mut Binder) -> Result<Graph> {
 }
 
 fn build_model(class: &str, config: &Value, b: &mut Binder) -> Result<Graph> {
-    match class {
+    b.enter_model(config.get("name").and_then(Value::as_str).unwrap_or(""));
+    let g = match class {
         "Sequential" => sequential(config, b),
         "Functional" | "Model" => functional(config, b),
         other => Err(invalid_argument(format!(
             "the model's class is '{other}'; expected Sequential, Functional or Model"
         ))),
-    }
+    };
+    b.exit_model();
+    g
 }
 
 fn layer_name(entry: &Value, config: &Value) -> Result<String> {
@@ -76,11 +79,29 @@ fn layer_name(entry: &Value, config: &Value) -> Result<String> {
 fn read_layer(entry: &Value, b: &mut Binder) -> Result<(String, Layer, usize)> {
     let (class, config) = class_and_config(entry)?;
     let name = layer_name(entry, config)?;
-    let kind = layer::build(class, config, &name, &name, b, &build_model)
-        .map_err(|e| e.context(format!("layer '{name}' ({class})")))?;
+    b.enter_layer(class);
+    let first_node = entry.get("inbound_nodes").and_then(|n| n.at(0));
+    let kind = if class == "NotEqual" {
+        // Keras 3's `ops.not_equal(x, c)` as a layer (how it writes an Embedding's mask_zero
+        // mask): `args` are the tensor and the constant.
+        let c = first_node
+            .and_then(|n| n.get("args"))
+            .and_then(|a| a.at(1))
+            .and_then(Value::as_f64)
+            .ok_or_else(|| {
+                invalid_argument(format!("layer '{name}': NotEqual needs a constant"))
+            })?;
+        Kind::NotEqual(c as f32)
+    } else {
+        layer::build(class, config, &name, &name, b, &build_model)
+            .map_err(|e| e.context(format!("layer '{name}' ({class})")))?
+    };
     // A nested model made with its own input counts that as node 0 (Keras 2's
-    // `_should_skip_first_node`): the config's references are offset by one.
+    // `_should_skip_first_node`): the config's references are offset by one. Keras 3 (inbound
+    // nodes as `{args, kwargs}`) numbers calls only.
+    let keras3 = first_node.is_some_and(Value::is_object);
     let offset = match class {
+        _ if keras3 => 0,
         "Functional" | "Model" => 1,
         "Sequential" => {
             let first = config

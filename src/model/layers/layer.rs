@@ -159,6 +159,8 @@ pub enum Kind {
         invert: bool,
     },
     Masking(f32),
+    /// Keras 3's `NotEqual` op as a layer, against a constant.
+    NotEqual(f32),
     /// Bilinear resize to `[height, width]` (`tf.image.resize`: half-pixel centers).
     Resizing([i64; 2]),
     /// The central `[height, width]` window.
@@ -282,7 +284,10 @@ pub fn build(
             let mult = c.opt_int("depth_multiplier")?.unwrap_or(1);
             let mut want = kernel_dims(&geom);
             want.extend([None, Some(mult as usize)]);
-            let kernel = b.take(prefix, None, "depthwise_kernel", &want)?;
+            // Keras 3 names it `kernel`.
+            let kernel = b
+                .take(prefix, None, "depthwise_kernel", &want)
+                .or_else(|_| b.take(prefix, None, "kernel", &want))?;
             let out = b.shape(kernel)[2] * b.shape(kernel)[3];
             Kind::Depthwise {
                 bias: bias(b, Some(out))?,
@@ -538,6 +543,8 @@ pub fn build(
                 let n = ic.str(key, "tanh")?;
                 Act::parse(n).map_err(|e| e.context(format!("layer '{name}'")))
             };
+            // Keras 3 writes the inner layer already named `forward_<name>`.
+            let inner_name = inner_name.strip_prefix("forward_").unwrap_or(inner_name);
             let fwd_sub = format!("forward_{inner_name}");
             let bwd_sub = format!("backward_{inner_name}");
             let mut fwd = Rnn::build(
