@@ -445,6 +445,28 @@ fn model_inputs_and_outputs_describe_the_config() {
     assert_eq!(m.inputs()[2].shape, Some(vec![-1, 4, 3]));
     let outs: Vec<_> = m.outputs().iter().map(|i| i.name.as_str()).collect();
     assert_eq!(outs, ["y1", "y2", "y3"]);
+    assert_eq!(m.outputs()[2].shape, Some(vec![-1, 8, 3]));
+    m.dispose(&mut ctx);
+    // Shapes through unknown dims: an RNN input of unknown length.
+    let f = fixture("rnn");
+    let mut doc: Value = serde_json::from_str(f.json).unwrap();
+    doc["modelTopology"]["model_config"]["config"]["layers"][0]["config"]["batch_input_shape"] =
+        serde_json::json!([null, null, 5]);
+    let mut m = LayersModel::load(&mut ctx, &doc.to_string(), f.weights, &mut |_, _| {}).unwrap();
+    assert_eq!(m.inputs()[0].shape, Some(vec![-1, -1, 5]));
+    let shapes: Vec<_> = m.outputs().iter().map(|o| o.shape.clone()).collect();
+    assert_eq!(
+        shapes,
+        [Some(vec![-1, 4]), Some(vec![-1, -1, 3]), Some(vec![-1, 11])]
+    );
+    m.dispose(&mut ctx);
+    // No input shape at all: outputs unknown, not wrong.
+    doc["modelTopology"]["model_config"]["config"]["layers"][0]["config"]
+        .as_object_mut()
+        .unwrap()
+        .remove("batch_input_shape");
+    let mut m = LayersModel::load(&mut ctx, &doc.to_string(), f.weights, &mut |_, _| {}).unwrap();
+    assert!(m.outputs().iter().all(|o| o.shape.is_none()));
     m.dispose(&mut ctx);
     let mut m = load(&mut ctx, fixture("embedding"));
     assert_eq!(m.inputs()[0].dtype, eager_wasm::DType::Int32);

@@ -436,6 +436,19 @@ pub fn check_layers_model(ctx: &mut EagerContext, f: &LayersFixture) -> Result<(
         ));
     }
     compare_outputs(model.outputs(), &got, &want, ATOL, RTOL)?;
+    // Every fixture's inputs have known shapes (batch aside), so Keras knows every output's.
+    for (info, t) in model.outputs().iter().zip(&got) {
+        let mut dims: Vec<i64> = t.dims().iter().map(|&d| d as i64).collect();
+        dims[0] = -1;
+        if info.shape.as_ref() != Some(&dims) {
+            return Err(format!(
+                "output '{}' declares shape {:?}, predict gave {:?}",
+                info.name,
+                info.shape,
+                t.dims()
+            ));
+        }
+    }
     model.dispose(ctx);
     if ctx.memory().num_resources != 0 {
         return Err("resources left after dispose".into());

@@ -180,25 +180,13 @@ impl Kind {
                 let x = one(&xs)?;
                 check_rank(&x, 4)?;
                 let d = x.dims();
-                // Keras's deconv_output_length.
-                let len = |i: usize, axis: usize| -> Result<i64> {
-                    let (n, s) = (d[axis] as i64, geom.strides[i + 1]);
-                    let k =
-                        geom.kernel[i + 1] + (geom.kernel[i + 1] - 1) * (geom.dilation[i + 1] - 1);
-                    let same = match geom.padding {
-                        Padding::Same => true,
-                        Padding::Valid => false,
-                        Padding::Causal => {
-                            return Err(invalid_argument("Conv2DTranspose has no causal padding"))
-                        }
-                    };
-                    Ok(match geom.output_padding {
-                        None if same => n * s,
-                        None => n * s + (k - s).max(0),
-                        Some(p) => (n - 1) * s + k - if same { k / 2 * 2 } else { 0 } + p[i],
-                    })
-                };
-                let sizes = tf::ints(&[d[0] as i64, len(0, 1)?, len(1, 2)?, *filters as i64])?;
+                let (h, w) = (d[1] as i64, d[2] as i64);
+                let sizes = tf::ints(&[
+                    d[0] as i64,
+                    deconv_len(h, 0, geom)?,
+                    deconv_len(w, 1, geom)?,
+                    *filters as i64,
+                ])?;
                 let k = run.weight(*kernel)?;
                 let y = tf::op(
                     run.ctx,
@@ -620,6 +608,26 @@ impl Kind {
             Kind::Model(g) => g.run(run, xs)?,
         })
     }
+}
+
+/// Keras's `deconv_output_length` of a Conv2DTranspose over `n` along axis `i` (0: height).
+pub fn deconv_len(n: i64, i: usize, geom: &ConvGeom) -> Result<i64> {
+    let (s, k, d) = (
+        geom.strides[i + 1],
+        geom.kernel[i + 1],
+        geom.dilation[i + 1],
+    );
+    let k = k + (k - 1) * (d - 1);
+    let same = match geom.padding {
+        Padding::Same => true,
+        Padding::Valid => false,
+        Padding::Causal => return Err(invalid_argument("Conv2DTranspose has no causal padding")),
+    };
+    Ok(match geom.output_padding {
+        None if same => n * s,
+        None => n * s + (k - s).max(0),
+        Some(p) => (n - 1) * s + k - if same { k / 2 * 2 } else { 0 } + p[i],
+    })
 }
 
 fn depthwise(run: &mut Run, x: Tensor, k: Tensor, g: &ConvGeom) -> Result<Tensor> {

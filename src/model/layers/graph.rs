@@ -6,6 +6,7 @@ use super::bind::Binder;
 use super::config::{as_int, class_and_config, kind, Cfg};
 use super::json::Value;
 use super::layer::{self, Kind};
+use super::shape::Sh;
 use super::{Run, Val};
 use crate::hash::FastBuild;
 use crate::status::{invalid_argument, unimplemented, Result};
@@ -459,6 +460,25 @@ fn functional(config: &Value, b: &mut Binder) -> Result<Graph> {
 }
 
 impl Graph {
+    /// The shapes of the graph's outputs when its inputs have shapes `ins` (`None`: unknown).
+    pub fn out_shapes(&self, ins: Vec<Sh>, w: &dyn Fn(usize) -> Vec<i64>) -> Vec<Sh> {
+        let mut vals: Vec<Vec<Sh>> = vec![Vec::new(); self.calls.len()];
+        for (&p, s) in self.inputs.iter().zip(ins) {
+            if let Some(v) = vals.get_mut(p) {
+                *v = vec![s];
+            }
+        }
+        let get = |vals: &[Vec<Sh>], (a, t): (usize, usize)| vals[a].get(t).cloned().flatten();
+        for (p, call) in self.calls.iter().enumerate() {
+            let kind = &self.layers[call.layer].kind;
+            if !matches!(kind, Kind::Input) {
+                let args: Vec<Sh> = call.args.iter().map(|&a| get(&vals, a)).collect();
+                vals[p] = kind.out_shapes(&args, w);
+            }
+        }
+        self.outputs.iter().map(|&o| get(&vals, o)).collect()
+    }
+
     /// Runs the graph on `feeds` (one per input, in order); returns the outputs in order.
     pub fn run(&self, run: &mut Run, feeds: Vec<Val>) -> Result<Vec<Val>> {
         if feeds.len() != self.inputs.len() {
