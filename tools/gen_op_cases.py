@@ -915,6 +915,12 @@ def gen_dynamic():
     case("topk_unsorted_long", "TopKV2", {"input": f(2, 64), "k": c(9)}, {"sorted": False})
     case("topk_unsorted_k1", "TopKV2", {"input": c([[2, 7, 7, 1]], F32), "k": c(1)}, {"sorted": False})
     case("topk_unsorted_even_k", "TopKV2", {"input": i(2, 11), "k": c(4)}, {"sorted": False})
+    # ToBool: how a non-bool If predicate is read (scalar: non-zero; else: non-empty).
+    case("tobool_float_zero", "ToBool", {"input": c(-0.0, F32)})
+    case("tobool_int_scalar", "ToBool", {"input": c(-3)})
+    case("tobool_zeros_vector", "ToBool", {"input": c([0, 0])})
+    case("tobool_empty", "ToBool", {"input": f(0, 3)})
+    case("tobool_bool_false", "ToBool", {"input": c(False, B)})
 
 
 def gen_array_extra():
