@@ -183,55 +183,63 @@ fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
 /// "less" is "ranks higher" (larger, or equal at a lower index): the worst kept is the root.
 fn unsorted_heap(row: &[u64], k: usize) -> impl Iterator<Item = usize> {
     let above = |a: usize, b: usize| row[a] > row[b] || (row[a] == row[b] && a < b);
-    // __push_heap: move `v` up from `hole` towards `top`.
-    let push = |h: &mut [usize], mut hole: usize, top: usize, v: usize| {
-        while hole > top && above(h[(hole - 1) / 2], v) {
-            h[hole] = h[(hole - 1) / 2];
-            hole = (hole - 1) / 2;
-        }
-        h[hole] = v;
-    };
-    // __adjust_heap: the hole at `hole` down to a leaf, then `v` pushed up from there.
-    let adjust = |h: &mut [usize], mut hole: usize, len: usize, v: usize| {
-        let (top, mut child) = (hole, hole);
-        while child < (len - 1) / 2 {
-            child = 2 * (child + 1);
-            if above(h[child], h[child - 1]) {
-                child -= 1;
-            }
-            h[hole] = h[child];
-            hole = child;
-        }
-        if len % 2 == 0 && child == (len - 2) / 2 {
-            child = 2 * (child + 1);
-            h[hole] = h[child - 1];
-            hole = child - 1;
-        }
-        push(h, hole, top, v);
-    };
-    let pop = |h: &mut [usize]| {
-        let last = h.len() - 1;
-        let root = h[0];
-        let v = std::mem::replace(&mut h[last], root);
-        adjust(h, 0, last, v);
-    };
     // The first k + 1 indices made a heap, the worst popped off.
     let mut h: Vec<usize> = (0..=k).collect();
     for parent in (0..=(k - 1) / 2).rev() {
         let v = h[parent];
-        adjust(&mut h, parent, k + 1, v);
+        adjust_heap(&mut h, parent, k + 1, v, &above);
     }
-    pop(&mut h);
+    pop_heap(&mut h, &above);
     h.truncate(k);
     // Each better index replaces the root: popped to the back, overwritten, pushed up.
     for c in k + 1..row.len() {
         if above(c, h[0]) {
-            pop(&mut h);
+            pop_heap(&mut h, &above);
             h[k - 1] = c;
-            push(&mut h, k - 1, 0, c);
+            push_heap(&mut h, k - 1, 0, c, &above);
         }
     }
     h.into_iter()
+}
+
+type Less<'a> = &'a dyn Fn(usize, usize) -> bool;
+
+/// libstdc++'s `__push_heap`: `v` moved up from `hole` towards `top`.
+#[inline(never)]
+fn push_heap(h: &mut [usize], mut hole: usize, top: usize, v: usize, less: Less) {
+    while hole > top && less(h[(hole - 1) / 2], v) {
+        h[hole] = h[(hole - 1) / 2];
+        hole = (hole - 1) / 2;
+    }
+    h[hole] = v;
+}
+
+/// libstdc++'s `__adjust_heap`: the hole at `hole` down to a leaf, then `v` pushed up from there.
+#[inline(never)]
+fn adjust_heap(h: &mut [usize], mut hole: usize, len: usize, v: usize, less: Less) {
+    let (top, mut child) = (hole, hole);
+    while child < (len - 1) / 2 {
+        child = 2 * (child + 1);
+        if less(h[child], h[child - 1]) {
+            child -= 1;
+        }
+        h[hole] = h[child];
+        hole = child;
+    }
+    if len % 2 == 0 && child == (len - 2) / 2 {
+        child = 2 * (child + 1);
+        h[hole] = h[child - 1];
+        hole = child - 1;
+    }
+    push_heap(h, hole, top, v, less);
+}
+
+/// libstdc++'s `pop_heap`: the root to the back, the heap one shorter.
+fn pop_heap(h: &mut [usize], less: Less) {
+    let last = h.len() - 1;
+    let root = h[0];
+    let v = std::mem::replace(&mut h[last], root);
+    adjust_heap(h, 0, last, v, less);
 }
 
 fn unique(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
