@@ -460,6 +460,19 @@ fn model_inputs_and_outputs_describe_the_config() {
         [Some(vec![-1, 4]), Some(vec![-1, -1, 3]), Some(vec![-1, 11])]
     );
     m.dispose(&mut ctx);
+    // Huge config dims: shapes saturate or stay unknown, never overflow (a panic in wasm).
+    let cf = fixture("conv2d");
+    let mut big: Value = serde_json::from_str(cf.json).unwrap();
+    for dims in [
+        serde_json::json!([null, 1u64 << 40, 1u64 << 40, 3]),
+        serde_json::json!([null, 999_999_999_999_999u64, 7, 3]),
+    ] {
+        big["modelTopology"]["model_config"]["config"]["layers"][0]["config"]
+            ["batch_input_shape"] = dims;
+        let mut m =
+            LayersModel::load(&mut ctx, &big.to_string(), cf.weights, &mut |_, _| {}).unwrap();
+        m.dispose(&mut ctx);
+    }
     // No input shape at all: outputs unknown, not wrong.
     doc["modelTopology"]["model_config"]["config"]["layers"][0]["config"]
         .as_object_mut()

@@ -459,11 +459,11 @@ pub fn build(
         "Cropping2D" => Kind::Crop(c.pairs("cropping", 2)?),
         "Cropping3D" => Kind::Crop(c.pairs("cropping", 3)?),
         "UpSampling3D" => Kind::UpSample {
-            size: c.ints("size", 3, Some(2))?,
+            size: up_sizes(&c, c.ints("size", 3, Some(2))?)?,
             bilinear: false,
         },
         "UpSampling1D" => Kind::UpSample {
-            size: vec![c.opt_int("size")?.unwrap_or(2)],
+            size: up_sizes(&c, vec![c.opt_int("size")?.unwrap_or(2)])?,
             bilinear: false,
         },
         "UpSampling2D" => {
@@ -474,7 +474,7 @@ pub fn build(
                 )));
             }
             Kind::UpSample {
-                size: c.ints("size", 2, Some(2))?,
+                size: up_sizes(&c, c.ints("size", 2, Some(2))?)?,
                 bilinear: interp == "bilinear",
             }
         }
@@ -626,6 +626,14 @@ fn floats(c: &Cfg, v: &super::json::Value) -> Result<Tensor> {
         _ => return Err(c.err("mean/variance must be numbers")),
     };
     Tensor::from_slice(&[list.len()], &list)
+}
+
+/// UpSampling factors, bounded so output sizes cannot overflow.
+fn up_sizes(c: &Cfg, v: Vec<i64>) -> Result<Vec<i64>> {
+    if v.iter().any(|&s| !(1..=1 << 16).contains(&s)) {
+        return Err(c.err(format!("'size' must be in 1..=65536, got {v:?}")));
+    }
+    Ok(v)
 }
 
 /// 1, 2 or 3 from a class name's `1D`/`2D`/`3D`.

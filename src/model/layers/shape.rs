@@ -19,7 +19,7 @@ fn known(a: i64, b: i64, f: fn(i64, i64) -> i64) -> i64 {
 }
 
 fn prod(d: &[i64]) -> i64 {
-    d.iter().fold(1, |a, &b| known(a, b, |a, b| a * b))
+    d.iter().fold(1, |a, &b| known(a, b, i64::saturating_mul))
 }
 
 fn axis(a: i64, rank: usize) -> Option<usize> {
@@ -45,6 +45,10 @@ impl Kind {
 
     fn out_shape(&self, ins: &[Sh], w: &dyn Fn(W) -> Vec<i64>) -> Sh {
         let all: Vec<&Vec<i64>> = ins.iter().map(Option::as_ref).collect::<Option<_>>()?;
+        // Config dims are below 1e15, but products of them are not: past 2^40 is past any tensor.
+        if all.iter().flat_map(|s| s.iter()).any(|&d| d > 1 << 40) {
+            return None;
+        }
         let mut y = (*all.first()?).clone();
         let r = y.len();
         let b = *y.first()?;
@@ -63,7 +67,9 @@ impl Kind {
                 y[r - 1] = match self {
                     Kind::Conv { kernel, .. } => last(*kernel),
                     Kind::Separable { pointwise, .. } => last(*pointwise),
-                    Kind::Depthwise { kernel, .. } => known(y[r - 1], last(*kernel), |a, b| a * b),
+                    Kind::Depthwise { kernel, .. } => {
+                        known(y[r - 1], last(*kernel), i64::saturating_mul)
+                    }
                     Kind::ConvTranspose { filters, .. } => *filters as i64,
                     _ => y[r - 1],
                 };
@@ -124,9 +130,9 @@ impl Kind {
             }
             Kind::Concatenate(a) => {
                 let a = axis(*a, r)?;
-                y[a] = all[1..]
-                    .iter()
-                    .try_fold(y[a], |s, d| d.get(a).map(|&d| known(s, d, |s, d| s + d)))?;
+                y[a] = all[1..].iter().try_fold(y[a], |s, d| {
+                    d.get(a).map(|&d| known(s, d, i64::saturating_add))
+                })?;
             }
             Kind::Dot { axes, .. } => {
                 // [batch] + each input's free axes; [batch, 1] when none is left.
@@ -155,7 +161,7 @@ impl Kind {
             Kind::UpSample { size, .. } => {
                 for (i, &s) in size.iter().enumerate() {
                     let n = y.get_mut(i + 1)?;
-                    *n = known(*n, s, |n, s| n * s);
+                    *n = known(*n, s, i64::saturating_mul);
                 }
             }
             Kind::Resizing([h, w]) | Kind::CenterCrop([h, w]) if r == 4 => (y[1], y[2]) = (*h, *w),
