@@ -529,7 +529,15 @@ fn mutated_configs_never_panic_and_leak_nothing() {
     }
     let mut ctx = EagerContext::default();
     let mut tried = (0, 0);
-    for name in ["merge", "rnn_wrappers", "conv1d", "teachable"] {
+    for name in [
+        "merge",
+        "rnn_wrappers",
+        "conv1d",
+        "teachable",
+        "conv3d",
+        "k3kk_rnn",
+        "k3_functional",
+    ] {
         let f = fixture(name);
         let (inputs, _) = common::reference(f.reference);
         let doc: Value = serde_json::from_str(f.json).unwrap();
