@@ -350,6 +350,9 @@ export interface TensorInfo {
   dtype: TensorDType;
   /** -1 for unknown dims; null for unknown rank. */
   shape: number[] | null;
+  /** Inputs only: true when the input has a default (a PlaceholderWithDefault) and may be left
+   * unfed; absent otherwise. */
+  optional?: true;
 }
 
 /** A model's inputs: one Tensor (single-input models), Tensors in `inputs` order, or by name. */

@@ -312,3 +312,50 @@ fn broken_function_libraries_fail_cleanly() {
     assert_eq!(after.num_resources, before.num_resources);
     assert_eq!(after.num_tensors, before.num_tensors);
 }
+
+/// An `If` whose predicate is not a bool reads it as TF does (ToBool): a float scalar is true when
+/// non-zero; any non-scalar tensor is true when it has elements. The v2 cond fixtures' bool
+/// predicate is cast to float (same branch, so TF's reference outputs still hold), or replaced by
+/// the [batch, 4] input itself (non-empty: the then branch, which `cond_v2` takes).
+#[test]
+fn if_with_a_non_bool_predicate_reads_it_as_tf_does() {
+    fn edit(json: &str, pred: &str, tcond: &str) -> String {
+        let mut d: serde_json::Value = serde_json::from_str(json).unwrap();
+        let nodes = d["modelTopology"]["node"].as_array_mut().unwrap();
+        let cond = nodes.iter_mut().find(|n| n["op"] == "StatelessIf").unwrap();
+        let bool_pred = cond["input"][0].as_str().unwrap().to_string();
+        cond["input"][0] = pred.into();
+        cond["attr"]["Tcond"] = serde_json::json!({ "type": tcond });
+        nodes.push(serde_json::json!({
+            "name": "pred_as_float", "op": "Cast", "input": [bool_pred],
+            "attr": {"SrcT": {"type": "DT_BOOL"}, "DstT": {"type": "DT_FLOAT"}}
+        }));
+        d.to_string()
+    }
+    let mut ctx = EagerContext::default();
+    for (name, pred, tcond) in [
+        ("cond_v2", "pred_as_float", "DT_FLOAT"),
+        ("cond_false_v2", "pred_as_float", "DT_FLOAT"),
+        ("cond_v2", "x", "DT_FLOAT"),
+    ] {
+        let (json, weights, reference) = read(name);
+        let json = edit(&json, pred, tcond);
+        common::check_model(&mut ctx, &json, &weights, &reference, ATOL, RTOL)
+            .unwrap_or_else(|e| panic!("{name} with predicate {pred}: {e}"));
+    }
+    // An empty non-scalar predicate is false: cond_v2's input with no rows takes the else branch
+    // (whose output, like the then branch's, has no rows; the run must still succeed).
+    let (json, weights, _) = read("cond_v2");
+    let json = edit(&json, "x", "DT_FLOAT");
+    let mut m = GraphModel::load(&mut ctx, &json, &weights, &mut |_, _| {}).unwrap();
+    let x = Tensor::from_slice(&[0, 4], &[] as &[f32]).unwrap();
+    let names = vec!["PartitionedCall/cond/merge_0:1".to_string()];
+    let out = m.execute(&mut ctx, vec![("x".into(), x)], &names).unwrap();
+    assert_eq!(
+        out[0].as_slice::<i32>().unwrap(),
+        &[1],
+        "value_index 1: else"
+    );
+    drop(out);
+    m.dispose(&mut ctx);
+}

@@ -41,6 +41,14 @@ layers_tests! {
     resizing_and_center_crop_match_keras: "image_preprocess",
     masked_steps_in_returned_sequences_match_keras: "masked_sequences",
     conv2d_transpose_matches_keras: "conv_transpose",
+    conv3d_pool3d_and_3d_padding_match_keras: "conv3d",
+    conv2d_transpose_output_padding_matches_keras: "conv_transpose_padding",
+    keras3_h5_sequential_matches_keras: "k3_seq",
+    keras3_h5_functional_nested_shared_matches_keras: "k3_functional",
+    keras3_h5_rnn_wrappers_matches_keras: "k3_rnn",
+    keras3_file_sequential_matches_keras: "k3kk_seq",
+    keras3_file_functional_nested_shared_matches_keras: "k3kk_functional",
+    keras3_file_rnn_wrappers_matches_keras: "k3kk_rnn",
 }
 
 use common::op_stats;
@@ -239,11 +247,11 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
             "layer without an op here",
             edit(&seq_doc, &|d| {
                 d["modelTopology"]["model_config"]["config"]["layers"][2]["class_name"] =
-                    "Conv3D".into()
+                    "Conv3DTranspose".into()
             }),
             w.clone(),
             Code::Unimplemented,
-            "Conv3D",
+            "Conv3DTranspose",
         ),
         (
             "unknown activation",
@@ -290,7 +298,7 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
             "ghost/kernel",
         ),
         (
-            "Keras 3 weight names",
+            "Keras 3 object-path names that miss a layer",
             edit(&seq_doc, &|d| {
                 for (i, w) in d["weightsManifest"][0]["weights"]
                     .as_array_mut()
@@ -302,8 +310,8 @@ fn bad_layers_configs_fail_at_load_with_typed_errors_and_leak_nothing() {
                 }
             }),
             w.clone(),
-            Code::Unimplemented,
-            "Keras 3",
+            Code::InvalidArgument,
+            "under 'layers/dense_1'",
         ),
         (
             "short weights",
@@ -437,6 +445,41 @@ fn model_inputs_and_outputs_describe_the_config() {
     assert_eq!(m.inputs()[2].shape, Some(vec![-1, 4, 3]));
     let outs: Vec<_> = m.outputs().iter().map(|i| i.name.as_str()).collect();
     assert_eq!(outs, ["y1", "y2", "y3"]);
+    assert_eq!(m.outputs()[2].shape, Some(vec![-1, 8, 3]));
+    m.dispose(&mut ctx);
+    // Shapes through unknown dims: an RNN input of unknown length.
+    let f = fixture("rnn");
+    let mut doc: Value = serde_json::from_str(f.json).unwrap();
+    doc["modelTopology"]["model_config"]["config"]["layers"][0]["config"]["batch_input_shape"] =
+        serde_json::json!([null, null, 5]);
+    let mut m = LayersModel::load(&mut ctx, &doc.to_string(), f.weights, &mut |_, _| {}).unwrap();
+    assert_eq!(m.inputs()[0].shape, Some(vec![-1, -1, 5]));
+    let shapes: Vec<_> = m.outputs().iter().map(|o| o.shape.clone()).collect();
+    assert_eq!(
+        shapes,
+        [Some(vec![-1, 4]), Some(vec![-1, -1, 3]), Some(vec![-1, 11])]
+    );
+    m.dispose(&mut ctx);
+    // Huge config dims: shapes saturate or stay unknown, never overflow (a panic in wasm).
+    let cf = fixture("conv2d");
+    let mut big: Value = serde_json::from_str(cf.json).unwrap();
+    for dims in [
+        serde_json::json!([null, 1u64 << 40, 1u64 << 40, 3]),
+        serde_json::json!([null, 999_999_999_999_999u64, 7, 3]),
+    ] {
+        big["modelTopology"]["model_config"]["config"]["layers"][0]["config"]
+            ["batch_input_shape"] = dims;
+        let mut m =
+            LayersModel::load(&mut ctx, &big.to_string(), cf.weights, &mut |_, _| {}).unwrap();
+        m.dispose(&mut ctx);
+    }
+    // No input shape at all: outputs unknown, not wrong.
+    doc["modelTopology"]["model_config"]["config"]["layers"][0]["config"]
+        .as_object_mut()
+        .unwrap()
+        .remove("batch_input_shape");
+    let mut m = LayersModel::load(&mut ctx, &doc.to_string(), f.weights, &mut |_, _| {}).unwrap();
+    assert!(m.outputs().iter().all(|o| o.shape.is_none()));
     m.dispose(&mut ctx);
     let mut m = load(&mut ctx, fixture("embedding"));
     assert_eq!(m.inputs()[0].dtype, eager_wasm::DType::Int32);
@@ -486,7 +529,15 @@ fn mutated_configs_never_panic_and_leak_nothing() {
     }
     let mut ctx = EagerContext::default();
     let mut tried = (0, 0);
-    for name in ["merge", "rnn_wrappers", "conv1d", "teachable"] {
+    for name in [
+        "merge",
+        "rnn_wrappers",
+        "conv1d",
+        "teachable",
+        "conv3d",
+        "k3kk_rnn",
+        "k3_functional",
+    ] {
         let f = fixture(name);
         let (inputs, _) = common::reference(f.reference);
         let doc: Value = serde_json::from_str(f.json).unwrap();

@@ -375,6 +375,46 @@ def build_conv_transpose():
     return m, {"x": normal(rng, (2, 5, 6, 3))}
 
 
+def build_conv3d():
+    """The volumetric layers: Conv3D, MaxPooling3D, AveragePooling3D, their global forms, and
+    ZeroPadding3D, Cropping3D, UpSampling3D, SpatialDropout3D."""
+    seed(25)
+    x = keras.Input((6, 7, 8, 2), name="volume")
+    a = L.Conv3D(4, 3, padding="same", activation="relu")(x)
+    b = L.Conv3D(3, (2, 3, 2), strides=(1, 2, 2), padding="valid", use_bias=False)(a)
+    c = L.MaxPooling3D(2)(L.SpatialDropout3D(0.3)(a))
+    d = L.AveragePooling3D((2, 2, 1), strides=1, padding="same")(b)
+    e = L.MaxPooling3D((3, 2, 2), strides=(1, 2, 1), padding="same")(x)
+    f = L.AveragePooling3D(2, padding="valid")(L.ZeroPadding3D(((1, 0), (0, 1), (1, 1)))(x))
+    g = L.UpSampling3D((1, 2, 2))(L.Cropping3D(((1, 2), (0, 3), (2, 2)))(x))
+    outs = [
+        L.GlobalMaxPooling3D()(a),
+        L.GlobalAveragePooling3D()(b),
+        L.GlobalAveragePooling3D(keepdims=True)(c),
+        L.GlobalMaxPooling3D(keepdims=True)(d),
+        e, f, g,
+    ]
+    y = L.Concatenate(name="y")([L.Flatten()(t) for t in outs])
+    m = randomize(keras.Model(x, y), 125)
+    rng = np.random.default_rng(15)
+    return m, {"volume": normal(rng, (2, 6, 7, 8, 2))}
+
+
+def build_conv_transpose_padding():
+    """Conv2DTranspose with output_padding (same and valid, per-axis values)."""
+    seed(26)
+    x = keras.Input((4, 5, 2), name="x")
+    a = L.Conv2DTranspose(3, 3, strides=2, padding="same", output_padding=1)(x)
+    b = L.Conv2DTranspose(2, (3, 4), strides=(3, 2), padding="valid", output_padding=(2, 0),
+                          activation="tanh")(x)
+    c = L.Conv2DTranspose(2, 3, strides=(2, 3), padding="same", output_padding=(0, 2),
+                          use_bias=False)(x)
+    outs = [L.Flatten()(t) for t in (a, b, c)]
+    m = randomize(keras.Model(x, L.Concatenate(name="y")(outs)), 126)
+    rng = np.random.default_rng(16)
+    return m, {"x": normal(rng, (2, 4, 5, 2))}
+
+
 BUILDERS = {
     "seq_mlp": build_seq_mlp,
     "activations": build_activations,
@@ -390,6 +430,8 @@ BUILDERS = {
     "image_preprocess": build_image_preprocess,
     "masked_sequences": build_masked_sequences,
     "conv_transpose": build_conv_transpose,
+    "conv3d": build_conv3d,
+    "conv_transpose_padding": build_conv_transpose_padding,
 }
 
 

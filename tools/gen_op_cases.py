@@ -909,6 +909,18 @@ def gen_dynamic():
          {"out_idx": tf.int64})
     case("listdiff_all_removed", "ListDiff", {"x": c([1, 1], I64), "y": c([1, 2], I64)})
     case("listdiff_2d_error", "ListDiff", {"x": c([[1]]), "y": c([1])}, error=True)
+    # sorted=False: TF's CPU kernel returns gtl::TopN's heap order (k == 1 and k == n: sorted).
+    case("topk_unsorted_heap", "TopKV2", {"input": f(4, 20), "k": c(5)}, {"sorted": False})
+    case("topk_unsorted_ties", "TopKV2", {"input": i(3, 15, lo=0, hi=4), "k": c(6)}, {"sorted": False})
+    case("topk_unsorted_long", "TopKV2", {"input": f(2, 64), "k": c(9)}, {"sorted": False})
+    case("topk_unsorted_k1", "TopKV2", {"input": c([[2, 7, 7, 1]], F32), "k": c(1)}, {"sorted": False})
+    case("topk_unsorted_even_k", "TopKV2", {"input": i(2, 11), "k": c(4)}, {"sorted": False})
+    # ToBool: how a non-bool If predicate is read (scalar: non-zero; else: non-empty).
+    case("tobool_float_zero", "ToBool", {"input": c(-0.0, F32)})
+    case("tobool_int_scalar", "ToBool", {"input": c(-3)})
+    case("tobool_zeros_vector", "ToBool", {"input": c([0, 0])})
+    case("tobool_empty", "ToBool", {"input": f(0, 3)})
+    case("tobool_bool_false", "ToBool", {"input": c(False, B)})
 
 
 def gen_array_extra():

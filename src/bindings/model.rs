@@ -189,8 +189,8 @@ pub struct WasmModel {
 #[wasm_bindgen(js_class = WasmModel)]
 impl WasmModel {
     /// `{"inputs": [...], "outputs": [...]}`, each `[{ name, tensorName, dtype, shape }]` (shape
-    /// null for unknown rank, -1 for unknown dims): one JSON string for JS to parse, instead of a
-    /// JS property set per field.
+    /// null for unknown rank, -1 for unknown dims; inputs that may be left unfed add
+    /// `optional: true`): one JSON string for JS to parse, instead of a JS property set per field.
     #[wasm_bindgen(js_name = infoJson)]
     pub fn info_json(&self) -> String {
         #[derive(serde::Serialize)]
@@ -200,27 +200,34 @@ impl WasmModel {
             tensor_name: &'a str,
             dtype: &'static str,
             shape: &'a Option<Vec<i64>>,
+            /// A PlaceholderWithDefault input: may be left unfed (only written when true).
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            optional: bool,
         }
         #[derive(serde::Serialize)]
         struct Infos<'a> {
             inputs: Vec<Info<'a>>,
             outputs: Vec<Info<'a>>,
         }
-        fn list(infos: &[TensorInfo]) -> Vec<Info<'_>> {
+        fn list(infos: &[TensorInfo], optional: impl Fn(usize) -> bool) -> Vec<Info<'_>> {
             infos
                 .iter()
-                .map(|i| Info {
+                .enumerate()
+                .map(|(k, i)| Info {
                     name: &i.name,
                     tensor_name: &i.tensor_name,
                     dtype: i.dtype.name(),
                     shape: &i.shape,
+                    optional: optional(k),
                 })
                 .collect()
         }
         let m = self.model.borrow();
         let infos = Infos {
-            inputs: list(m.inputs()),
-            outputs: list(m.outputs()),
+            inputs: list(m.inputs(), |k| {
+                m.graph().is_some_and(|g| g.input_is_optional(k))
+            }),
+            outputs: list(m.outputs(), |_| false),
         };
         // Plain data: serializing cannot fail.
         serde_json::to_string(&infos).unwrap_or_default()

@@ -131,6 +131,17 @@ impl<'a> Lowering<'a> {
             }
             "If" | "StatelessIf" => {
                 let (then_f, else_f) = (func("then_branch")?, func("else_branch")?);
+                // A non-bool predicate goes through ToBool first, as TF's If lowering does.
+                let bool_cond = n
+                    .attr_raw("Tcond")
+                    .is_none_or(|r| r.get().contains("DT_BOOL"));
+                let mut data = data;
+                if !bool_cond && !data.is_empty() {
+                    let to_bool = format!("{name}/to_bool");
+                    let mut input = vec![std::mem::replace(&mut data[0], to_bool.clone())];
+                    input.extend(control.iter().cloned());
+                    self.push(node(to_bool, "ToBool", input))?;
+                }
                 self.lower_if(&name, &data, &control, then_f, else_f)?
             }
             _ => {

@@ -406,9 +406,17 @@ pub const LAYERS_FIXTURES: &[LayersFixture] = &[
     layers_fixture!("activations"),
     layers_fixture!("conv1d"),
     layers_fixture!("conv2d"),
+    layers_fixture!("conv3d"),
     layers_fixture!("conv_transpose"),
+    layers_fixture!("conv_transpose_padding"),
     layers_fixture!("embedding"),
     layers_fixture!("image_preprocess"),
+    layers_fixture!("k3_functional"),
+    layers_fixture!("k3_rnn"),
+    layers_fixture!("k3_seq"),
+    layers_fixture!("k3kk_functional"),
+    layers_fixture!("k3kk_rnn"),
+    layers_fixture!("k3kk_seq"),
     layers_fixture!("lstm_text"),
     layers_fixture!("masked_sequences"),
     layers_fixture!("merge"),
@@ -434,6 +442,19 @@ pub fn check_layers_model(ctx: &mut EagerContext, f: &LayersFixture) -> Result<(
         ));
     }
     compare_outputs(model.outputs(), &got, &want, ATOL, RTOL)?;
+    // Every fixture's inputs have known shapes (batch aside), so Keras knows every output's.
+    for (info, t) in model.outputs().iter().zip(&got) {
+        let mut dims: Vec<i64> = t.dims().iter().map(|&d| d as i64).collect();
+        dims[0] = -1;
+        if info.shape.as_ref() != Some(&dims) {
+            return Err(format!(
+                "output '{}' declares shape {:?}, predict gave {:?}",
+                info.name,
+                info.shape,
+                t.dims()
+            ));
+        }
+    }
     model.dispose(ctx);
     if ctx.memory().num_resources != 0 {
         return Err("resources left after dispose".into());

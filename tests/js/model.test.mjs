@@ -223,3 +223,28 @@ test('warmup() caches every kernel of a predict and leaves nothing behind', { sk
   throwsCode(() => model.warmup(), 'FailedPrecondition');
   ctx.dispose();
 });
+
+test('model.inputs marks a PlaceholderWithDefault input optional; predict without it runs its default', { skip: skipMlp ?? false }, async () => {
+  const ctx = new EagerContext();
+  const { modelJson, shards } = loadFixture('mlp');
+  const doc = JSON.parse(modelJson);
+  const nodes = doc.modelTopology.node;
+  nodes.push({
+    name: 'x_default', op: 'Const',
+    attr: { dtype: { type: 'DT_FLOAT' }, value: { tensor: { dtype: 'DT_FLOAT',
+      tensorShape: { dim: [{ size: '2' }, { size: '784' }] }, floatVal: [0.25] } } },
+  });
+  const x = nodes.find((n) => n.name === 'x');
+  x.op = 'PlaceholderWithDefault';
+  x.input = ['x_default'];
+  const model = await ctx.loadGraphModel({ modelJson: JSON.stringify(doc), weights: shards[0] });
+  assert.equal(model.inputs[0].optional, true);
+  assert.equal('optional' in model.outputs[0], false);
+  const unfed = model.predict({});
+  const quarter = ctx.tensor(new Float32Array(2 * 784).fill(0.25), [2, 784]);
+  const fed = model.predict(quarter);
+  assert.deepEqual(Array.from(unfed.dataSync()), Array.from(fed.dataSync()));
+  for (const t of [unfed, fed, quarter]) t.dispose();
+  model.dispose();
+  ctx.dispose();
+});

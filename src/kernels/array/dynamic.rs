@@ -145,8 +145,9 @@ fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
     }
     let k = k as usize;
     let rows = prod(&d[..d.len() - 1]);
-    // `sorted = false` leaves the order unspecified in TF; the sorted order is one valid choice.
     // Sortable keys of the (widened) values; rows sorted descending, ties by lower index.
+    // `sorted = false` (1 < k < n) gives TF's CPU order: its heap's (`unsorted_heap`).
+    let heap_order = !a.bool("sorted")? && 1 < k && (k as usize) < n;
     let xw = &widen(x)?;
     let keys: Vec<u64> = match xw.dtype() {
         DType::Float32 => xw.f32s()?.iter().map(|&v| f32_key(v)).collect(),
@@ -157,6 +158,10 @@ fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
     for r in 0..rows {
         idx.clear();
         idx.extend(r * n..(r + 1) * n);
+        if heap_order {
+            picked.extend(unsorted_heap(&keys[r * n..(r + 1) * n], k).map(|c| r * n + c));
+            continue;
+        }
         sort_by_keys(&mut idx, &keys, true);
         picked.extend_from_slice(&idx[..k]);
     }
@@ -171,6 +176,70 @@ fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
     let idx: Vec<i64> = picked.iter().map(|&p| (p % n.max(1)) as i64).collect();
     let indices = int_tensor(a.dtype("index_type")?, &out_dims, &idx)?;
     Ok(vec![values, indices])
+}
+
+/// The top `k` of `row` (1 < k < len) in the order TF's unsorted TopKV2 returns them: that of
+/// gtl::TopN's heap (TF 2.18's, exactly k long), kept with libstdc++'s heap algorithms whose
+/// "less" is "ranks higher" (larger, or equal at a lower index): the worst kept is the root.
+fn unsorted_heap(row: &[u64], k: usize) -> impl Iterator<Item = usize> {
+    let above = |a: usize, b: usize| row[a] > row[b] || (row[a] == row[b] && a < b);
+    // The first k + 1 indices made a heap, the worst popped off.
+    let mut h: Vec<usize> = (0..=k).collect();
+    for parent in (0..=(k - 1) / 2).rev() {
+        let v = h[parent];
+        adjust_heap(&mut h, parent, k + 1, v, &above);
+    }
+    pop_heap(&mut h, &above);
+    h.truncate(k);
+    // Each better index replaces the root: popped to the back, overwritten, pushed up.
+    for c in k + 1..row.len() {
+        if above(c, h[0]) {
+            pop_heap(&mut h, &above);
+            h[k - 1] = c;
+            push_heap(&mut h, k - 1, 0, c, &above);
+        }
+    }
+    h.into_iter()
+}
+
+type Less<'a> = &'a dyn Fn(usize, usize) -> bool;
+
+/// libstdc++'s `__push_heap`: `v` moved up from `hole` towards `top`.
+#[inline(never)]
+fn push_heap(h: &mut [usize], mut hole: usize, top: usize, v: usize, less: Less) {
+    while hole > top && less(h[(hole - 1) / 2], v) {
+        h[hole] = h[(hole - 1) / 2];
+        hole = (hole - 1) / 2;
+    }
+    h[hole] = v;
+}
+
+/// libstdc++'s `__adjust_heap`: the hole at `hole` down to a leaf, then `v` pushed up from there.
+#[inline(never)]
+fn adjust_heap(h: &mut [usize], mut hole: usize, len: usize, v: usize, less: Less) {
+    let (top, mut child) = (hole, hole);
+    while child < (len - 1) / 2 {
+        child = 2 * (child + 1);
+        if less(h[child], h[child - 1]) {
+            child -= 1;
+        }
+        h[hole] = h[child];
+        hole = child;
+    }
+    if len % 2 == 0 && child == (len - 2) / 2 {
+        child = 2 * (child + 1);
+        h[hole] = h[child - 1];
+        hole = child - 1;
+    }
+    push_heap(h, hole, top, v, less);
+}
+
+/// libstdc++'s `pop_heap`: the root to the back, the heap one shorter.
+fn pop_heap(h: &mut [usize], less: Less) {
+    let last = h.len() - 1;
+    let root = h[0];
+    let v = std::mem::replace(&mut h[last], root);
+    adjust_heap(h, 0, last, v, less);
 }
 
 fn unique(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {

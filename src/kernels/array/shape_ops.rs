@@ -1,5 +1,5 @@
 //! Ops that only change or report a shape: Reshape, Squeeze, ExpandDims alias their input's
-//! buffer; Shape, Size, Rank describe it.
+//! buffer; Shape, Size, Rank, ToBool describe it.
 
 use super::{int_scalar, int_vector};
 use crate::ops::def::{ANY, INDEX};
@@ -39,6 +39,11 @@ pub fn register(reg: &mut Registry) {
     }
     reg.add(
         OpBuilder::new("Rank", Simple(rank))
+            .input("input", "T")
+            .type_attr("T", ANY),
+    );
+    reg.add(
+        OpBuilder::new("ToBool", Simple(to_bool))
             .input("input", "T")
             .type_attr("T", ANY),
     );
@@ -208,6 +213,17 @@ fn size(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
         &[n],
         "number of elements",
     )?])
+}
+
+/// An `If` predicate as TF reads one: a scalar is its value cast to bool (non-zero), any other
+/// tensor is whether it has elements.
+fn to_bool(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+    let x = &inputs[0];
+    Ok(vec![if x.rank() == 0 {
+        crate::kernels::math::cast_tensor(x, DType::Bool)?
+    } else {
+        Tensor::scalar(x.num_elements() > 0)
+    }])
 }
 
 fn rank(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {

@@ -19,20 +19,21 @@ fn padding_attr(p: Padding) -> AttrValue {
 
 /// 1-D input `[b, w, c]` as `[b, 1, w, c]`; causal padding applied.
 fn to_2d(run: &mut Run, x: &Tensor, g: &ConvGeom) -> Result<Tensor> {
-    if g.rank == 2 {
+    if g.rank != 1 {
+        check_rank(x, g.rank + 2)?;
         return Ok(x.clone());
     }
     check_rank(x, 3)?;
     let mut x = x.clone();
     if g.padding == Padding::Causal {
-        let left = g.dilation[1] * (g.kernel[1] - 1);
+        let left = g.dilation[2] * (g.kernel[2] - 1);
         x = tf::pad(run.ctx, &x, &[(0, 0), (left, 0), (0, 0)])?;
     }
     tf::expand_dims(run.ctx, &x, 1)
 }
 
 fn from_2d(run: &mut Run, y: Tensor, g: &ConvGeom) -> Result<Tensor> {
-    if g.rank == 2 {
+    if g.rank != 1 {
         Ok(y)
     } else {
         tf::squeeze(run.ctx, &y, 1)
@@ -41,7 +42,7 @@ fn from_2d(run: &mut Run, y: Tensor, g: &ConvGeom) -> Result<Tensor> {
 
 /// A rank-1 kernel `[k, in, out]` as `[1, k, in, out]`.
 fn kernel_2d(run: &mut Run, w: Tensor, g: &ConvGeom) -> Result<Tensor> {
-    if g.rank == 2 {
+    if g.rank != 1 {
         return Ok(w);
     }
     let mut d = tf::dims(&w);
@@ -61,17 +62,11 @@ fn check_rank(x: &Tensor, r: usize) -> Result<()> {
 
 fn conv_attrs(g: &ConvGeom, with_dilation: bool) -> Vec<(&'static str, AttrValue)> {
     let mut a = vec![
-        (
-            "strides",
-            AttrValue::ListInt(vec![1, g.strides[0], g.strides[1], 1]),
-        ),
+        ("strides", AttrValue::ListInt(g.attr(g.strides))),
         ("padding", padding_attr(g.padding)),
     ];
     if with_dilation {
-        a.push((
-            "dilations",
-            AttrValue::ListInt(vec![1, g.dilation[0], g.dilation[1], 1]),
-        ));
+        a.push(("dilations", AttrValue::ListInt(g.attr(g.dilation))));
     }
     a
 }
@@ -170,7 +165,8 @@ impl Kind {
                 if g.padding == Padding::Causal {
                     g.padding = Padding::Valid;
                 }
-                let y = tf::op(run.ctx, "Conv2D", &[x, k], conv_attrs(&g, true))?;
+                let name = if g.rank == 3 { "Conv3D" } else { "Conv2D" };
+                let y = tf::op(run.ctx, name, &[x, k], conv_attrs(&g, true))?;
                 let y = from_2d(run, y, geom)?;
                 drop(finish(run, y, *bias, *act)?)
             }
@@ -184,19 +180,13 @@ impl Kind {
                 let x = one(&xs)?;
                 check_rank(&x, 4)?;
                 let d = x.dims();
-                // Keras's deconv_output_length without output_padding.
-                let len = |i: usize, axis: usize| -> Result<i64> {
-                    let (n, s) = (d[axis] as i64, geom.strides[i]);
-                    let k = geom.kernel[i] + (geom.kernel[i] - 1) * (geom.dilation[i] - 1);
-                    match geom.padding {
-                        Padding::Same => Ok(n * s),
-                        Padding::Valid => Ok(n * s + (k - s).max(0)),
-                        Padding::Causal => {
-                            Err(invalid_argument("Conv2DTranspose has no causal padding"))
-                        }
-                    }
-                };
-                let sizes = tf::ints(&[d[0] as i64, len(0, 1)?, len(1, 2)?, *filters as i64])?;
+                let (h, w) = (d[1] as i64, d[2] as i64);
+                let sizes = tf::ints(&[
+                    d[0] as i64,
+                    deconv_len(h, 0, geom)?,
+                    deconv_len(w, 1, geom)?,
+                    *filters as i64,
+                ])?;
                 let k = run.weight(*kernel)?;
                 let y = tf::op(
                     run.ctx,
@@ -232,10 +222,11 @@ impl Kind {
                 let p = kernel_2d(run, p, geom)?;
                 let unit = ConvGeom {
                     rank: 2,
-                    kernel: [1, 1],
-                    strides: [1, 1],
-                    dilation: [1, 1],
+                    kernel: [1; 3],
+                    strides: [1; 3],
+                    dilation: [1; 3],
                     padding: Padding::Valid,
+                    output_padding: None,
                 };
                 let y = tf::op(run.ctx, "Conv2D", &[y, p], conv_attrs(&unit, false))?;
                 let y = from_2d(run, y, geom)?;
@@ -421,22 +412,17 @@ impl Kind {
             Kind::Pool { max, geom } => {
                 let x = to_2d(run, &one(&xs)?, geom)?;
                 let attrs = vec![
-                    (
-                        "ksize",
-                        AttrValue::ListInt(vec![1, geom.kernel[0], geom.kernel[1], 1]),
-                    ),
-                    (
-                        "strides",
-                        AttrValue::ListInt(vec![1, geom.strides[0], geom.strides[1], 1]),
-                    ),
+                    ("ksize", AttrValue::ListInt(geom.attr(geom.kernel))),
+                    ("strides", AttrValue::ListInt(geom.attr(geom.strides))),
                     ("padding", padding_attr(geom.padding)),
                 ];
-                let y = tf::op(
-                    run.ctx,
-                    if *max { "MaxPool" } else { "AvgPool" },
-                    &[x],
-                    attrs,
-                )?;
+                let name = match (*max, geom.rank) {
+                    (true, 3) => "MaxPool3D",
+                    (false, 3) => "AvgPool3D",
+                    (true, _) => "MaxPool",
+                    (false, _) => "AvgPool",
+                };
+                let y = tf::op(run.ctx, name, &[x], attrs)?;
                 drop(from_2d(run, y, geom)?)
             }
             Kind::GlobalPool {
@@ -553,6 +539,11 @@ impl Kind {
                     mask: Some(mask),
                 }]
             }
+            Kind::NotEqual(c) => {
+                let x = one(&xs)?;
+                let c = tf::cast(run.ctx, &scalar(*c), x.dtype())?;
+                drop(binary(run.ctx, "NotEqual", &x, &c)?)
+            }
             Kind::Resizing([h, w]) => {
                 let x = tf::cast(run.ctx, &one(&xs)?, DType::Float32)?;
                 check_rank(&x, 4)?;
@@ -617,6 +608,26 @@ impl Kind {
             Kind::Model(g) => g.run(run, xs)?,
         })
     }
+}
+
+/// Keras's `deconv_output_length` of a Conv2DTranspose over `n` along axis `i` (0: height).
+pub fn deconv_len(n: i64, i: usize, geom: &ConvGeom) -> Result<i64> {
+    let (s, k, d) = (
+        geom.strides[i + 1],
+        geom.kernel[i + 1],
+        geom.dilation[i + 1],
+    );
+    let k = k + (k - 1) * (d - 1);
+    let same = match geom.padding {
+        Padding::Same => true,
+        Padding::Valid => false,
+        Padding::Causal => return Err(invalid_argument("Conv2DTranspose has no causal padding")),
+    };
+    Ok(match geom.output_padding {
+        None if same => n * s,
+        None => n * s + (k - s).max(0),
+        Some(p) => (n - 1) * s + k - if same { k / 2 * 2 } else { 0 } + p[i],
+    })
 }
 
 fn depthwise(run: &mut Run, x: Tensor, k: Tensor, g: &ConvGeom) -> Result<Tensor> {

@@ -6,6 +6,7 @@ use super::bind::Binder;
 use super::config::{as_int, class_and_config, kind, Cfg};
 use super::json::Value;
 use super::layer::{self, Kind};
+use super::shape::Sh;
 use super::{Run, Val};
 use crate::hash::FastBuild;
 use crate::status::{invalid_argument, unimplemented, Result};
@@ -54,13 +55,16 @@ pub fn build(model: &Value, b: &mut Binder) -> Result<Graph> {
 }
 
 fn build_model(class: &str, config: &Value, b: &mut Binder) -> Result<Graph> {
-    match class {
+    b.enter_model(config.get("name").and_then(Value::as_str).unwrap_or(""));
+    let g = match class {
         "Sequential" => sequential(config, b),
         "Functional" | "Model" => functional(config, b),
         other => Err(invalid_argument(format!(
             "the model's class is '{other}'; expected Sequential, Functional or Model"
         ))),
-    }
+    };
+    b.exit_model();
+    g
 }
 
 fn layer_name(entry: &Value, config: &Value) -> Result<String> {
@@ -76,11 +80,29 @@ fn layer_name(entry: &Value, config: &Value) -> Result<String> {
 fn read_layer(entry: &Value, b: &mut Binder) -> Result<(String, Layer, usize)> {
     let (class, config) = class_and_config(entry)?;
     let name = layer_name(entry, config)?;
-    let kind = layer::build(class, config, &name, &name, b, &build_model)
-        .map_err(|e| e.context(format!("layer '{name}' ({class})")))?;
+    b.enter_layer(class);
+    let first_node = entry.get("inbound_nodes").and_then(|n| n.at(0));
+    let kind = if class == "NotEqual" {
+        // Keras 3's `ops.not_equal(x, c)` as a layer (how it writes an Embedding's mask_zero
+        // mask): `args` are the tensor and the constant.
+        let c = first_node
+            .and_then(|n| n.get("args"))
+            .and_then(|a| a.at(1))
+            .and_then(Value::as_f64)
+            .ok_or_else(|| {
+                invalid_argument(format!("layer '{name}': NotEqual needs a constant"))
+            })?;
+        Kind::NotEqual(c as f32)
+    } else {
+        layer::build(class, config, &name, &name, b, &build_model)
+            .map_err(|e| e.context(format!("layer '{name}' ({class})")))?
+    };
     // A nested model made with its own input counts that as node 0 (Keras 2's
-    // `_should_skip_first_node`): the config's references are offset by one.
+    // `_should_skip_first_node`): the config's references are offset by one. Keras 3 (inbound
+    // nodes as `{args, kwargs}`) numbers calls only.
+    let keras3 = first_node.is_some_and(Value::is_object);
     let offset = match class {
+        _ if keras3 => 0,
         "Functional" | "Model" => 1,
         "Sequential" => {
             let first = config
@@ -438,6 +460,25 @@ fn functional(config: &Value, b: &mut Binder) -> Result<Graph> {
 }
 
 impl Graph {
+    /// The shapes of the graph's outputs when its inputs have shapes `ins` (`None`: unknown).
+    pub fn out_shapes(&self, ins: Vec<Sh>, w: &dyn Fn(usize) -> Vec<i64>) -> Vec<Sh> {
+        let mut vals: Vec<Vec<Sh>> = vec![Vec::new(); self.calls.len()];
+        for (&p, s) in self.inputs.iter().zip(ins) {
+            if let Some(v) = vals.get_mut(p) {
+                *v = vec![s];
+            }
+        }
+        let get = |vals: &[Vec<Sh>], (a, t): (usize, usize)| vals[a].get(t).cloned().flatten();
+        for (p, call) in self.calls.iter().enumerate() {
+            let kind = &self.layers[call.layer].kind;
+            if !matches!(kind, Kind::Input) {
+                let args: Vec<Sh> = call.args.iter().map(|&a| get(&vals, a)).collect();
+                vals[p] = kind.out_shapes(&args, w);
+            }
+        }
+        self.outputs.iter().map(|&o| get(&vals, o)).collect()
+    }
+
     /// Runs the graph on `feeds` (one per input, in order); returns the outputs in order.
     pub fn run(&self, run: &mut Run, feeds: Vec<Val>) -> Result<Vec<Val>> {
         if feeds.len() != self.inputs.len() {

@@ -20,14 +20,27 @@ pub enum Padding {
     Causal,
 }
 
-/// A convolution's geometry, 1-D layers as 2-D ones over a height of 1.
+/// A convolution's geometry as `[depth, height, width]`: 2-D layers have a depth of 1, 1-D ones
+/// a height of 1 too (they run as 2-D ones).
 #[derive(Clone, Copy)]
 pub struct ConvGeom {
     pub rank: usize,
-    pub kernel: [i64; 2],
-    pub strides: [i64; 2],
-    pub dilation: [i64; 2],
+    pub kernel: [i64; 3],
+    pub strides: [i64; 3],
+    pub dilation: [i64; 3],
     pub padding: Padding,
+    /// Conv2DTranspose's `output_padding` (height, width), if given.
+    pub output_padding: Option<[i64; 2]>,
+}
+
+impl ConvGeom {
+    /// `v`'s spatial values as a TF NHWC / NDHWC attr (1 in batch and channels).
+    pub fn attr(&self, v: [i64; 3]) -> Vec<i64> {
+        let mut a = vec![1];
+        a.extend(&v[3 - self.rank.max(2)..]);
+        a.push(1);
+        a
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -146,6 +159,8 @@ pub enum Kind {
         invert: bool,
     },
     Masking(f32),
+    /// Keras 3's `NotEqual` op as a layer, against a constant.
+    NotEqual(f32),
     /// Bilinear resize to `[height, width]` (`tf.image.resize`: half-pixel centers).
     Resizing([i64; 2]),
     /// The central `[height, width]` window.
@@ -225,7 +240,7 @@ pub fn build(
                 act: act("activation")?,
             }
         }
-        "Conv1D" | "Conv2D" => {
+        "Conv1D" | "Conv2D" | "Conv3D" => {
             let geom = conv_geom(&c, class, "kernel_size")?;
             if c.opt_int("groups")?.unwrap_or(1) != 1 {
                 return Err(unimplemented(format!(
@@ -243,11 +258,15 @@ pub fn build(
             }
         }
         "Conv2DTranspose" => {
-            let geom = conv_geom(&c, class, "kernel_size")?;
-            if c.get("output_padding").is_some_and(|v| !v.is_null()) {
-                return Err(unimplemented(format!(
-                    "layer '{name}' (Conv2DTranspose): output_padding is not supported"
-                )));
+            let mut geom = conv_geom(&c, class, "kernel_size")?;
+            if c.get("output_padding").is_some() {
+                let p = c.ints("output_padding", 2, None)?;
+                if (0..2).any(|i| p[i] < 0 || p[i] >= geom.strides[i + 1]) {
+                    return Err(c.err(format!(
+                        "output_padding {p:?} must be non-negative and less than the strides"
+                    )));
+                }
+                geom.output_padding = Some([p[0], p[1]]);
             }
             let filters = c.count("filters")?;
             let mut want: Vec<Dim> = kernel_dims(&geom);
@@ -265,7 +284,10 @@ pub fn build(
             let mult = c.opt_int("depth_multiplier")?.unwrap_or(1);
             let mut want = kernel_dims(&geom);
             want.extend([None, Some(mult as usize)]);
-            let kernel = b.take(prefix, None, "depthwise_kernel", &want)?;
+            // Keras 3 names it `kernel`.
+            let kernel = b
+                .take(prefix, None, "depthwise_kernel", &want)
+                .or_else(|_| b.take(prefix, None, "kernel", &want))?;
             let out = b.shape(kernel)[2] * b.shape(kernel)[3];
             Kind::Depthwise {
                 bias: bias(b, Some(out))?,
@@ -401,8 +423,9 @@ pub fn build(
                 normalize: c.bool("normalize", false)?,
             }
         }
-        "MaxPooling1D" | "MaxPooling2D" | "AveragePooling1D" | "AveragePooling2D" | "MaxPool1D"
-        | "MaxPool2D" | "AvgPool1D" | "AvgPool2D" => {
+        "MaxPooling1D" | "MaxPooling2D" | "MaxPooling3D" | "AveragePooling1D"
+        | "AveragePooling2D" | "AveragePooling3D" | "MaxPool1D" | "MaxPool2D" | "MaxPool3D"
+        | "AvgPool1D" | "AvgPool2D" | "AvgPool3D" => {
             let mut geom = conv_geom(&c, class, "pool_size")?;
             // Keras: strides default to the pool size.
             if c.get("strides").is_none() {
@@ -415,22 +438,32 @@ pub fn build(
         }
         "GlobalMaxPooling1D"
         | "GlobalMaxPooling2D"
+        | "GlobalMaxPooling3D"
         | "GlobalAveragePooling1D"
         | "GlobalAveragePooling2D"
+        | "GlobalAveragePooling3D"
         | "GlobalMaxPool1D"
         | "GlobalMaxPool2D"
+        | "GlobalMaxPool3D"
         | "GlobalAvgPool1D"
-        | "GlobalAvgPool2D" => Kind::GlobalPool {
+        | "GlobalAvgPool2D"
+        | "GlobalAvgPool3D" => Kind::GlobalPool {
             max: class.starts_with("GlobalMax"),
-            rank: if class.ends_with("1D") { 1 } else { 2 },
+            rank: spatial_rank(class),
             keepdims: c.bool("keepdims", false)?,
         },
         "ZeroPadding1D" => Kind::ZeroPad(c.pairs("padding", 1)?),
         "ZeroPadding2D" => Kind::ZeroPad(c.pairs("padding", 2)?),
+        "ZeroPadding3D" => Kind::ZeroPad(c.pairs("padding", 3)?),
         "Cropping1D" => Kind::Crop(c.pairs("cropping", 1)?),
         "Cropping2D" => Kind::Crop(c.pairs("cropping", 2)?),
+        "Cropping3D" => Kind::Crop(c.pairs("cropping", 3)?),
+        "UpSampling3D" => Kind::UpSample {
+            size: up_sizes(&c, c.ints("size", 3, Some(2))?)?,
+            bilinear: false,
+        },
         "UpSampling1D" => Kind::UpSample {
-            size: vec![c.opt_int("size")?.unwrap_or(2)],
+            size: up_sizes(&c, vec![c.opt_int("size")?.unwrap_or(2)])?,
             bilinear: false,
         },
         "UpSampling2D" => {
@@ -441,7 +474,7 @@ pub fn build(
                 )));
             }
             Kind::UpSample {
-                size: c.ints("size", 2, Some(2))?,
+                size: up_sizes(&c, c.ints("size", 2, Some(2))?)?,
                 bilinear: interp == "bilinear",
             }
         }
@@ -510,6 +543,8 @@ pub fn build(
                 let n = ic.str(key, "tanh")?;
                 Act::parse(n).map_err(|e| e.context(format!("layer '{name}'")))
             };
+            // Keras 3 writes the inner layer already named `forward_<name>`.
+            let inner_name = inner_name.strip_prefix("forward_").unwrap_or(inner_name);
             let fwd_sub = format!("forward_{inner_name}");
             let bwd_sub = format!("backward_{inner_name}");
             let mut fwd = Rnn::build(
@@ -566,12 +601,7 @@ pub fn build(
         "Sequential" | "Functional" | "Model" => {
             Kind::Model(Box::new(build_model(class, config, b)?))
         }
-        "Conv3D"
-        | "Conv3DTranspose"
-        | "MaxPooling3D"
-        | "AveragePooling3D"
-        | "GlobalMaxPooling3D"
-        | "GlobalAveragePooling3D" => {
+        "Conv3DTranspose" => {
             return Err(unimplemented(format!(
                 "layer '{name}' has class '{class}', which eager-wasm does not support yet \
                  (its TF op is not implemented)"
@@ -598,8 +628,27 @@ fn floats(c: &Cfg, v: &super::json::Value) -> Result<Tensor> {
     Tensor::from_slice(&[list.len()], &list)
 }
 
+/// UpSampling factors, bounded so output sizes cannot overflow.
+fn up_sizes(c: &Cfg, v: Vec<i64>) -> Result<Vec<i64>> {
+    if v.iter().any(|&s| !(1..=1 << 16).contains(&s)) {
+        return Err(c.err(format!("'size' must be in 1..=65536, got {v:?}")));
+    }
+    Ok(v)
+}
+
+/// 1, 2 or 3 from a class name's `1D`/`2D`/`3D`.
+fn spatial_rank(class: &str) -> usize {
+    if class.contains("1D") {
+        1
+    } else if class.contains("3D") {
+        3
+    } else {
+        2
+    }
+}
+
 fn conv_geom(c: &Cfg, class: &str, size_key: &str) -> Result<ConvGeom> {
-    let rank = if class.contains("1D") { 1 } else { 2 };
+    let rank = spatial_rank(class);
     let kernel = c.ints(size_key, rank, None)?;
     let strides = c.ints("strides", rank, Some(1))?;
     let dilation = c.ints("dilation_rate", rank, Some(1))?;
@@ -621,21 +670,25 @@ fn conv_geom(c: &Cfg, class: &str, size_key: &str) -> Result<ConvGeom> {
     if dilation.iter().any(|&d| d != 1) && strides.iter().any(|&s| s != 1) {
         return Err(c.err("dilation_rate > 1 with strides > 1 (Keras rejects it too)"));
     }
-    let two = |v: Vec<i64>| if rank == 1 { [1, v[0]] } else { [v[0], v[1]] };
+    // Right-aligned in [depth, height, width], 1 before.
+    let three = |v: Vec<i64>| {
+        let mut a = [1; 3];
+        a[3 - rank..].copy_from_slice(&v);
+        a
+    };
     Ok(ConvGeom {
         rank,
-        kernel: two(kernel),
-        strides: two(strides),
-        dilation: two(dilation),
+        kernel: three(kernel),
+        strides: three(strides),
+        dilation: three(dilation),
         padding,
+        output_padding: None,
     })
 }
 
 fn kernel_dims(g: &ConvGeom) -> Vec<Dim> {
-    let k = if g.rank == 1 {
-        &g.kernel[1..]
-    } else {
-        &g.kernel[..]
-    };
-    k.iter().map(|&d| Some(d as usize)).collect()
+    g.kernel[3 - g.rank..]
+        .iter()
+        .map(|&d| Some(d as usize))
+        .collect()
 }

@@ -13,6 +13,7 @@ mod graph;
 mod json;
 mod layer;
 mod rnn;
+mod shape;
 mod tf;
 
 use super::executor::order_feeds;
@@ -111,14 +112,20 @@ impl LayersModel {
                 shape: s.shape.clone(),
             })
             .collect();
+        let weight_shape = |w: usize| slots[w].shape.dims().iter().map(|&d| d as i64).collect();
+        let shapes = graph.out_shapes(
+            graph.input_specs.iter().map(|s| s.shape.clone()).collect(),
+            &weight_shape,
+        );
         let outputs: Vec<TensorInfo> = graph
             .output_names
             .iter()
-            .map(|n| TensorInfo {
+            .zip(shapes)
+            .map(|(n, shape)| TensorInfo {
                 name: n.clone(),
                 tensor_name: format!("{n}:0"),
                 dtype: DType::Float32,
-                shape: None,
+                shape,
             })
             .collect();
         let (scope, handles) = restore_in_new_scope(ctx, slots, weights, progress)?;

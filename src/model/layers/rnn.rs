@@ -109,6 +109,24 @@ impl Rnn {
         })
     }
 
+    /// Output shapes for an input of shape `x` (`[batch, time, features]`).
+    pub fn out_shapes(&self, x: &[i64]) -> Vec<super::shape::Sh> {
+        let [b, t, _] = x else {
+            return vec![None];
+        };
+        let (b, u) = (*b, self.units as i64);
+        let mut out = vec![Some(if self.return_sequences {
+            vec![b, *t, u]
+        } else {
+            vec![b, u]
+        })];
+        if self.return_state {
+            let n = if self.cell == Cell::Lstm { 2 } else { 1 };
+            out.extend(std::iter::repeat_n(Some(vec![b, u]), n));
+        }
+        out
+    }
+
     pub fn return_sequences(&self) -> bool {
         self.return_sequences
     }
