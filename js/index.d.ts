@@ -81,7 +81,7 @@ export type Spatial = number | [number, number] | [number, number, number, numbe
 /**
  * Loads and instantiates the wasm module; no argument needed in a browser or in Node 20. The
  * default build runs graph models; `{ layers: true }` loads the one that also reads the layers
- * (Keras) format (about 70 KB more gzipped). Of each, the relaxed-SIMD build (fused multiply-add in
+ * (Keras) format (about 85 KB more gzipped). Of each, the relaxed-SIMD build (fused multiply-add in
  * matmul/conv kernels) is loaded where the engine validates relaxed-SIMD code, else the plain
  * SIMD128 one; `{ relaxedSimd: false }` forces the plain build. Pass a URL, Response, BufferSource
  * or WebAssembly.Module of one of the `eager_wasm*_bg.wasm` files to load that file. Idempotent:

@@ -31,7 +31,7 @@ function engineHasRelaxedSimd() {
  * Loads and instantiates the wasm module. No argument needed: in a browser the .wasm is fetched
  * from next to this file (new URL(..., import.meta.url), which bundlers understand); in Node it is
  * read with fs. The default build runs graph models; `{ layers: true }` loads the build that also
- * reads the layers (Keras) format, about 70 KB more gzipped, as TF.js ships tfjs-layers apart.
+ * reads the layers (Keras) format, about 85 KB more gzipped, as TF.js ships tfjs-layers apart.
  * Of each, the relaxed-SIMD build (fused multiply-add) is taken where the engine supports it, else
  * the plain SIMD128 one; `{ relaxedSimd: false }` forces the plain one. Pass a URL, Response,
  * BufferSource or WebAssembly.Module to load a given file. Idempotent: the first call decides.

@@ -55,7 +55,7 @@ const remaps = (existsSync(registry) ? readdirSync(registry) : [])
 // (fused multiply-add in the GEMM and depthwise kernels), which init() picks where the engine
 // validates relaxed-SIMD code (Chromium 114+, Node 22+); each of those for graph models alone
 // (the default download) and with the layers format (cargo feature `layers`, init({ layers: true }),
-// about 70 KB more gzipped). Each has its own target dir so switching does not rebuild the others.
+// about 85 KB more gzipped). Each has its own target dir so switching does not rebuild the others.
 const variants = [];
 for (const layers of [false, true]) {
   for (const relaxed of [false, true]) {

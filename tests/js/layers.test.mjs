@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { api, closeTo, rejectsCode, root } from './helpers.mjs';
+import { api, closeTo, rejectsCode, root, throwsCode } from './helpers.mjs';
 
 const { EagerContext, GraphModel, LayersModel } = api;
 const layersDir = join(root, 'tests/fixtures/layers');
@@ -127,5 +127,17 @@ test('bad layers models are EagerErrors at load, nothing leaked', async () => {
   const m1 = ctx.memory();
   assert.equal(m1.numResources, 0);
   assert.equal(m1.heapBytes, m0.heapBytes);
+  ctx.dispose();
+});
+
+test('profile() on a layers model is Unimplemented (it has no graph nodes to time), nothing leaked', async () => {
+  const ctx = new EagerContext();
+  const { modelJson, shards, reference } = fixture('seq_mlp');
+  const model = await ctx.loadLayersModel({ modelJson, weights: shards });
+  const x = feeds(ctx, reference);
+  throwsCode(() => model.profile(x), 'Unimplemented', /graph models/);
+  for (const t of Object.values(x)) t.dispose();
+  model.dispose();
+  assert.equal(ctx.memory().numTensors, 0);
   ctx.dispose();
 });
