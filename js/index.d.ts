@@ -392,8 +392,9 @@ export class GraphModel<O extends string | null = null, D extends DataType = 'fl
   executeAsync(inputs: ModelInputs, outputs: string[]): Promise<Tensor[]>;
   executeAsync(inputs: ModelInputs): Promise<Tensor | Tensor[]>;
   /**
-   * `predict` with every node timed (`performance.now()`); the outputs are disposed. Graph models
-   * without control flow only (else an `Unimplemented` EagerError).
+   * `predict` with every node timed (`performance.now()`); the outputs are disposed. A layers
+   * model reports one step per layer call (its `op` the layer kind, e.g. `Dense`, `Conv`). Models
+   * with control flow: an `Unimplemented` EagerError.
    */
   profile(x: ModelInputs): ModelProfile;
   /** Runs once on zeros (unknown dims as 1) and disposes the result: kernels are cached before the first real input. */

@@ -588,3 +588,58 @@ fn mutated_configs_never_panic_and_leak_nothing() {
     // Both paths were exercised.
     assert!(tried.0 > 50 && tried.1 > 20, "{tried:?}");
 }
+
+#[test]
+fn profile_times_every_layer_call_and_matches_predict() {
+    for name in ["seq_mlp", "teachable", "merge", "rnn_wrappers"] {
+        let f = fixture(name);
+        let mut ctx = EagerContext::default();
+        let model = load(&mut ctx, f);
+        let (inputs, _) = common::reference(f.reference);
+        let start = std::time::Instant::now();
+        let clock = || start.elapsed().as_secs_f64() * 1e3;
+        let first = model.profile(&mut ctx, inputs.clone(), &clock).unwrap();
+        let second = model.profile(&mut ctx, inputs.clone(), &clock).unwrap();
+        let config: Value = serde_json::from_str(f.json).unwrap();
+        let text = config["modelTopology"].to_string();
+        assert!(!first.nodes.is_empty(), "{name}");
+        for n in &first.nodes {
+            // Every step is a layer of the config, with a kind and a time.
+            assert!(
+                text.contains(&format!("\"{}\"", n.name)),
+                "{name}: {} is no layer",
+                n.name
+            );
+            assert!(n.op != "InputLayer", "{name}: an input layer does not run");
+            assert!(n.ms >= 0.0 && n.ms.is_finite());
+        }
+        // Fresh context: kernels are made on first use; the second run finds them all cached.
+        assert!(
+            first.nodes.iter().any(|n| n.cache == Some("miss")),
+            "{name}"
+        );
+        assert!(
+            second.nodes.iter().all(|n| n.cache != Some("miss")),
+            "{name}"
+        );
+        assert_eq!(
+            first.nodes.iter().map(|n| &n.name).collect::<Vec<_>>(),
+            second.nodes.iter().map(|n| &n.name).collect::<Vec<_>>()
+        );
+        // The last step made the last output, as predict makes it.
+        let got = model.predict(&mut ctx, inputs.clone()).unwrap();
+        let last = first.nodes.last().unwrap();
+        assert!(
+            got.iter()
+                .any(|t| last.outputs.iter().any(|o| o.shape == t.dims())),
+            "{name}: the last layer's output shape is no output's"
+        );
+        drop(got);
+        // A profile leaves heap and tensors where they were.
+        let before = ctx.memory();
+        drop(model.profile(&mut ctx, inputs.clone(), &clock).unwrap());
+        let after = ctx.memory();
+        assert_eq!(after.heap_bytes, before.heap_bytes, "{name}");
+        assert_eq!(after.num_tensors, before.num_tensors, "{name}");
+    }
+}

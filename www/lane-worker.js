@@ -206,7 +206,7 @@ onmessage = async ({ data }) => {
         inputs = makeInputs(info);
         // The lane asked to: the per-node profile of a predict with the kernels already cached.
         let profile = null;
-        if (data.profile && !model.layers) {
+        if (data.profile) {
           try {
             probe.profile(inputs);
             profile = probe.profile(inputs);

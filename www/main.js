@@ -309,7 +309,7 @@ function renderProfile(p) {
     caption.textContent = `No profile: ${p.error}`;
     return;
   }
-  caption.textContent = `One predict, ${p.nodes} nodes, ${p.totalMs.toFixed(2)} ms in kernels (model.profile(), kernels cached).`;
+  caption.textContent = `One predict, ${p.nodes} ${state.model?.summary?.layers ? 'layer calls' : 'nodes'}, ${p.totalMs.toFixed(2)} ms in kernels (model.profile(), kernels cached).`;
   for (const o of p.byOp.slice(0, 8)) {
     const tr = document.createElement('tr');
     for (const text of [o.op, String(o.count), o.ms.toFixed(3), `${(o.share * 100).toFixed(1)}%`]) {

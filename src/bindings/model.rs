@@ -278,7 +278,7 @@ impl WasmModel {
     /// `predict` with every node timed by `performance.now()` (the outputs are disposed). Returns
     /// `[json, ms, wallMs]`: `json` is `[{name, op, outputs, cache}]` per node, `ms` a
     /// Float64Array of their times (numbers: no float formatting in wasm); JS sums by op type.
-    /// Graph models only.
+    /// A layers model reports one step per layer call.
     pub fn profile(&self, names: &Array) -> JsResult<Array> {
         #[derive(serde::Serialize)]
         struct Node<'a> {
@@ -293,13 +293,8 @@ impl WasmModel {
             if m.is_disposed() {
                 return Err(disposed_model());
             }
-            let Some(g) = m.graph() else {
-                return Err(crate::status::unimplemented(
-                    "profile() runs graph models; a layers model has no graph nodes to time",
-                ));
-            };
             let feeds = feeds(id, names)?;
-            let p = self.state.with(|c| g.profile(c, feeds, &performance_now))?;
+            let p = self.state.with(|c| m.profile(c, feeds, &performance_now))?;
             let nodes: Vec<Node> = p
                 .nodes
                 .iter()

@@ -70,6 +70,20 @@ impl AnyModel {
         }
     }
 
+    /// `predict` timed step by step: graph nodes, or a layers model's layer calls.
+    pub(crate) fn profile(
+        &self,
+        c: &mut crate::eager::EagerContext,
+        feeds: Vec<(String, Tensor)>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<crate::model::profile::Profile> {
+        match self {
+            AnyModel::Graph(m) => m.profile(c, feeds, clock),
+            #[cfg(feature = "layers")]
+            AnyModel::Layers(m) => m.profile(c, feeds, clock),
+        }
+    }
+
     /// TF.js's `execute` (named outputs, intermediate nodes included): graph models only; a
     /// layers model has no graph nodes to name.
     pub(crate) fn execute(

@@ -121,9 +121,6 @@ impl<'c> Profiler<'c> {
         mark: Mark,
         outs: &[Tensor],
     ) {
-        let ms = self.now() - mark.t0;
-        let (h0, m0, b0) = mark.lookups;
-        let (h1, m1, b1) = ctx.cache_lookups();
         let op = match &g.nodes[p].kind {
             NodeKind::Feed(_) => "Placeholder",
             NodeKind::Constant(_) => "Const",
@@ -131,6 +128,22 @@ impl<'c> Profiler<'c> {
             NodeKind::FeedOr { def, .. } | NodeKind::Op { def, .. } => def.name,
             NodeKind::Flow(_) => "ControlFlow",
         };
+        self.record_named(ctx, g.name(p), op, mark, outs.iter());
+    }
+
+    /// Records a step named `name` (a graph node, or a layer of a layers model, whose `op` is the
+    /// layer kind and whose lookups are those of every op it ran), started at `mark`.
+    pub fn record_named<'t>(
+        &mut self,
+        ctx: &EagerContext,
+        name: &str,
+        op: &'static str,
+        mark: Mark,
+        outs: impl Iterator<Item = &'t Tensor>,
+    ) {
+        let ms = self.now() - mark.t0;
+        let (h0, m0, b0) = mark.lookups;
+        let (h1, m1, b1) = ctx.cache_lookups();
         // A miss outweighs hits: the node paid for making a kernel. No lookup at all: a feed, an
         // inline constant, or a fed PlaceholderWithDefault.
         let cache = if m1 > m0 {
@@ -143,11 +156,10 @@ impl<'c> Profiler<'c> {
             None
         };
         self.nodes.push(NodeProfile {
-            name: g.name(p).to_string(),
+            name: name.to_string(),
             op,
             ms,
             outputs: outs
-                .iter()
                 .map(|t| OutputProfile {
                     dtype: t.dtype().name(),
                     shape: t.dims().to_vec(),

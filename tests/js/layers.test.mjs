@@ -130,14 +130,30 @@ test('bad layers models are EagerErrors at load, nothing leaked', async () => {
   ctx.dispose();
 });
 
-test('profile() on a layers model is Unimplemented (it has no graph nodes to time), nothing leaked', async () => {
+test('profile() on a layers model times each layer call; the second run hits every kernel; nothing leaked', async () => {
   const ctx = new EagerContext();
-  const { modelJson, shards, reference } = fixture('seq_mlp');
+  const { modelJson, shards, reference } = fixture('teachable');
   const model = await ctx.loadLayersModel({ modelJson, weights: shards });
   const x = feeds(ctx, reference);
-  throwsCode(() => model.profile(x), 'Unimplemented', /graph models/);
+  const first = model.profile(x);
+  const second = model.profile(x);
+  const layerNames = new Set(JSON.stringify(JSON.parse(modelJson).modelTopology).match(/"name":"[^"]*"/g).map((m) => m.slice(8, -1)));
+  assert.ok(first.nodes.length > 0);
+  for (const n of first.nodes) {
+    assert.ok(layerNames.has(n.name), `${n.name} is no layer`);
+    assert.ok(Number.isFinite(n.ms) && n.ms >= 0);
+  }
+  assert.ok(first.nodes.some((n) => n.cache === 'miss'));
+  assert.ok(second.nodes.every((n) => n.cache !== 'miss'));
+  assert.equal(first.byOp.reduce((s, o) => s + o.count, 0), first.nodes.length);
+  const before = ctx.memory();
+  model.profile(x);
+  const after = ctx.memory();
+  assert.equal(after.heapBytes, before.heapBytes);
+  assert.equal(after.numTensors, before.numTensors);
   for (const t of Object.values(x)) t.dispose();
   model.dispose();
+  throwsCode(() => model.profile(x), 'FailedPrecondition');
   assert.equal(ctx.memory().numTensors, 0);
   ctx.dispose();
 });

@@ -605,7 +605,7 @@ impl Kind {
                 s.extend(&tf::dims(&y)[1..]);
                 keep(reshape(run.ctx, &y, &s)?)
             }
-            Kind::Model(g) => g.run(run, xs)?,
+            Kind::Model(g) => g.run(run, xs, None)?,
         })
     }
 }

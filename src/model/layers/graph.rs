@@ -9,6 +9,7 @@ use super::layer::{self, Kind};
 use super::shape::Sh;
 use super::{Run, Val};
 use crate::hash::FastBuild;
+use crate::model::profile::Profiler;
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::DType;
 use std::collections::HashMap;
@@ -479,8 +480,14 @@ impl Graph {
         self.outputs.iter().map(|&o| get(&vals, o)).collect()
     }
 
-    /// Runs the graph on `feeds` (one per input, in order); returns the outputs in order.
-    pub fn run(&self, run: &mut Run, feeds: Vec<Val>) -> Result<Vec<Val>> {
+    /// Runs the graph on `feeds` (one per input, in order); returns the outputs in order. With a
+    /// `probe`, each layer call is timed (a nested model is one step).
+    pub fn run(
+        &self,
+        run: &mut Run,
+        feeds: Vec<Val>,
+        mut probe: Option<&mut Profiler>,
+    ) -> Result<Vec<Val>> {
         if feeds.len() != self.inputs.len() {
             return Err(invalid_argument(format!(
                 "model takes {} inputs, got {}",
@@ -527,10 +534,15 @@ impl Graph {
                     values[a] = None;
                 }
             }
+            let mark = probe.as_ref().map(|pr| pr.start(run.ctx));
             let out = layer
                 .kind
                 .call(run, args)
                 .map_err(|e| e.context(format!("layer '{}'", layer.name)))?;
+            if let (Some(pr), Some(mark)) = (probe.as_deref_mut(), mark) {
+                let outs = out.iter().map(|v| &v.t);
+                pr.record_named(run.ctx, &layer.name, layer.kind.label(), mark, outs);
+            }
             values[p] = Some(out);
         }
         self.outputs

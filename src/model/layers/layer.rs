@@ -692,3 +692,51 @@ fn kernel_dims(g: &ConvGeom) -> Vec<Dim> {
         .map(|&d| Some(d as usize))
         .collect()
 }
+
+impl Kind {
+    /// What kind of layer this is, for `LayersModel::profile` (one name per variant: "Conv" for
+    /// Conv1D/2D/3D, "Pooling" for max and average pooling of every rank).
+    pub fn label(&self) -> &'static str {
+        match self {
+            Kind::Input => "InputLayer",
+            Kind::Identity => "Identity",
+            Kind::Dense { .. } => "Dense",
+            Kind::Conv { .. } => "Conv",
+            Kind::Depthwise { .. } => "DepthwiseConv",
+            Kind::ConvTranspose { .. } => "ConvTranspose",
+            Kind::Separable { .. } => "SeparableConv",
+            Kind::BatchNorm { .. } => "BatchNormalization",
+            Kind::LayerNorm { .. } => "LayerNormalization",
+            Kind::Activation(_) => "Activation",
+            Kind::Relu { .. } => "ReLU",
+            Kind::LeakyRelu(_) => "LeakyReLU",
+            Kind::Prelu(_) => "PReLU",
+            Kind::Elu(_) => "ELU",
+            Kind::ThresholdedRelu(_) => "ThresholdedReLU",
+            Kind::Softmax(_) => "Softmax",
+            Kind::Flatten => "Flatten",
+            Kind::Reshape(_) => "Reshape",
+            Kind::Permute(_) => "Permute",
+            Kind::RepeatVector(_) => "RepeatVector",
+            Kind::Merge(_) => "Merge",
+            Kind::Concatenate(_) => "Concatenate",
+            Kind::Dot { .. } => "Dot",
+            Kind::Pool { .. } => "Pooling",
+            Kind::GlobalPool { .. } => "GlobalPooling",
+            Kind::ZeroPad(_) => "ZeroPadding",
+            Kind::Crop(_) => "Cropping",
+            Kind::UpSample { .. } => "UpSampling",
+            Kind::Embedding { .. } => "Embedding",
+            Kind::Rescaling { .. } => "Rescaling",
+            Kind::Normalization { .. } => "Normalization",
+            Kind::Masking(_) => "Masking",
+            Kind::NotEqual(_) => "NotEqual",
+            Kind::Resizing(_) => "Resizing",
+            Kind::CenterCrop(_) => "CenterCrop",
+            Kind::Rnn(_) => "RNN",
+            Kind::Bidirectional { .. } => "Bidirectional",
+            Kind::TimeDistributed(_) => "TimeDistributed",
+            Kind::Model(_) => "Model",
+        }
+    }
+}

@@ -18,6 +18,7 @@ mod tf;
 
 use super::executor::order_feeds;
 use super::loader::{plan_weights, restore_in_new_scope};
+use super::profile::{Profile, Profiler};
 use super::weights::WeightSource;
 use super::TensorInfo;
 use crate::eager::EagerContext;
@@ -163,6 +164,30 @@ impl LayersModel {
         ctx: &mut EagerContext,
         feeds: Vec<(String, Tensor)>,
     ) -> Result<Vec<Tensor>> {
+        self.run(ctx, feeds, None)
+    }
+
+    /// `predict` with every layer call timed, as `GraphModel::profile` times nodes: the name is
+    /// the layer's, the op its kind (`Kind::label`), the cache lookups those of every op it ran.
+    /// The outputs are dropped.
+    pub fn profile(
+        &self,
+        ctx: &mut EagerContext,
+        feeds: Vec<(String, Tensor)>,
+        clock: &dyn Fn() -> f64,
+    ) -> Result<Profile> {
+        let mut probe = Profiler::new(clock);
+        let t0 = clock();
+        self.run(ctx, feeds, Some(&mut probe))?;
+        Ok(probe.finish(clock() - t0))
+    }
+
+    fn run(
+        &self,
+        ctx: &mut EagerContext,
+        feeds: Vec<(String, Tensor)>,
+        probe: Option<&mut Profiler>,
+    ) -> Result<Vec<Tensor>> {
         let loaded = self
             .loaded
             .as_ref()
@@ -179,7 +204,7 @@ impl LayersModel {
             .flatten()
             .map(|t| Val { t, mask: None })
             .collect();
-        let out = loaded.graph.run(&mut run, feeds)?;
+        let out = loaded.graph.run(&mut run, feeds, probe)?;
         Ok(out.into_iter().map(|v| v.t).collect())
     }
 
