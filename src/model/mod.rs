@@ -212,10 +212,9 @@ impl GraphModel {
                 "profile() of a model with control flow (its nodes run in a dynamic schedule)",
             ));
         }
-        let mut probe = profile::Profiler::new(clock);
-        let t0 = clock();
-        self.run(ctx, feeds, None, Some(&mut probe))?;
-        Ok(probe.finish(clock() - t0))
+        profile::Profiler::measure(clock, |probe| {
+            self.run(ctx, feeds, None, Some(probe)).map(drop)
+        })
     }
 
     fn locate(&self, loaded: &LoadedGraph, name: &str) -> Result<(usize, usize)> {

@@ -170,7 +170,19 @@ impl<'c> Profiler<'c> {
         });
     }
 
-    pub fn finish(self, wall_ms: f64) -> Profile {
+    /// Runs `run` with a fresh profiler on `clock` and returns what it recorded, with the whole
+    /// run's wall time (graph and layers models profile the same way).
+    pub fn measure(
+        clock: &'c dyn Fn() -> f64,
+        run: impl FnOnce(&mut Profiler<'c>) -> crate::status::Result<()>,
+    ) -> crate::status::Result<Profile> {
+        let mut probe = Profiler::new(clock);
+        let t0 = clock();
+        run(&mut probe)?;
+        Ok(probe.finish(clock() - t0))
+    }
+
+    fn finish(self, wall_ms: f64) -> Profile {
         Profile {
             total_ms: self.nodes.iter().map(|n| n.ms).sum(),
             nodes: self.nodes,

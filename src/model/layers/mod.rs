@@ -176,10 +176,7 @@ impl LayersModel {
         feeds: Vec<(String, Tensor)>,
         clock: &dyn Fn() -> f64,
     ) -> Result<Profile> {
-        let mut probe = Profiler::new(clock);
-        let t0 = clock();
-        self.run(ctx, feeds, Some(&mut probe))?;
-        Ok(probe.finish(clock() - t0))
+        Profiler::measure(clock, |probe| self.run(ctx, feeds, Some(probe)).map(drop))
     }
 
     fn run(
