@@ -4,7 +4,7 @@ import { RUNTIMES, RUNTIME_LABELS } from './suite.mjs';
 
 const PEERS = ['tfjs', 'ort'];
 
-// The targets of issue 6 ("single thread, same machine, same run as the peers").
+// The targets of issues 6 and 18 ("single thread, same machine, same run as the peers").
 // `need(x)`: x is eager-wasm's time divided by tfjs-wasm's time (so < 1 means eager-wasm faster).
 export const TARGETS = [
   { id: 'dispatch_add', text: "dispatch: add [1] incl. dispose (ctx.execute) <= 0.2x tfjs time", max: 0.2 },
@@ -17,7 +17,25 @@ export const TARGETS = [
   { id: 'mobilenet_predict', text: 'MobileNet predict <= 1.0x tfjs latency', max: 1.0 },
   { id: 'mlp_load_predict_dispose', text: 'MLP load -> predict -> dispose <= 0.5x tfjs', max: 0.5 },
   { id: 'mobilenet_load_predict_dispose', text: 'MobileNet load -> predict -> dispose <= 0.5x tfjs', max: 0.5 },
+  // Issue 18: the kernels real detectors and MobileNets spend their time in, at least 1.2x tfjs.
+  ...[
+    ['depthwise', 'depthwise 3x3 stride 1'],
+    ['depthwise3x3s2', 'depthwise 3x3 stride 2'],
+    ['depthwise5x5s1', 'depthwise 5x5 stride 1'],
+    ['depthwise5x5s2', 'depthwise 5x5 stride 2'],
+    ['conv1x1_112', 'conv 1x1 [1,112,112,32] -> 64'],
+    ['conv1x1_56', 'conv 1x1 [1,56,56,144] -> 24'],
+  ].map(([id, what]) => ({ id, text: `${what} >= 1.2x tfjs (issue 18)`, max: 1 / 1.2 })),
 ];
+
+/** Issue 18's zoo targets: every zoo model's predict at least 1.0x tfjs, their geomean 1.5x. */
+function zooTargets(envResult) {
+  const zoo = envResult.cases.filter((c) => /^zoo_.*_predict$/.test(c.id));
+  return {
+    each: zoo.map((c) => ({ id: c.id, text: `${c.id.slice(4, -8)} predict >= 1.0x tfjs (issue 18)`, max: 1.0 })),
+    ratios: zoo.map((c) => ratio(c, 'tfjs')).filter((x) => x != null && x > 0),
+  };
+}
 
 function fmtTime(ms) {
   if (ms < 1) return `${(ms * 1000).toPrecision(3)} us`;
@@ -64,7 +82,8 @@ export function sizeRow(sizes, label = 'wasm size, gzip -9 (smaller is better)')
 
 export function evaluateTargets(envResult, sizes) {
   const out = [];
-  for (const t of TARGETS) {
+  const zoo = zooTargets(envResult);
+  for (const t of [...TARGETS, ...zoo.each]) {
     const c = envResult.cases.find((x) => x.id === t.id);
     if (!c) {
       out.push({ ...t, holds: null, detail: 'not run' });
@@ -91,6 +110,27 @@ export function evaluateTargets(envResult, sizes) {
     const by = holds ? '' : c.unit === 'gflops' ? `; needs ${(frac / t.max).toFixed(2)}x more GFLOP/s` : `; needs ${(frac / t.max).toFixed(2)}x less time`;
     out.push({ ...t, holds, value: frac, noisy: !!noisy, detail: `${measure}${by}${mismatch}${noisy}` });
   }
+  if (zoo.ratios.length) {
+    const g = Math.exp(zoo.ratios.reduce((a, x) => a + Math.log(x), 0) / zoo.ratios.length);
+    out.push({
+      id: 'zoo_geomean',
+      text: 'zoo predict, geometric mean >= 1.5x tfjs (issue 18)',
+      holds: g >= 1.5,
+      value: 1 / g,
+      detail: `${g.toFixed(2)}x over ${zoo.ratios.length} models`,
+    });
+  }
+  const dl = sizes.download;
+  if (dl?.eager && dl?.tfjs) {
+    const holds = dl.eager.gzip <= dl.tfjs.gzip;
+    out.push({
+      id: 'download_size',
+      text: `JS + .wasm a page downloads to run a model, gzipped, <= TF.js's (${(dl.tfjs.gzip / 1024).toFixed(0)} KB; issue 16)`,
+      holds,
+      value: dl.eager.gzip / dl.tfjs.gzip,
+      detail: `eager-wasm ${(dl.eager.gzip / 1024).toFixed(0)} KB gz = ${(dl.eager.gzip / dl.tfjs.gzip).toFixed(2)}x${holds ? '' : `; ${((dl.eager.gzip - dl.tfjs.gzip) / 1024).toFixed(0)} KB too big`}`,
+    });
+  }
   if (sizes.eager && sizes.tfjs) {
     const holds = sizes.eager.gzip <= sizes.tfjs.gzip;
     out.push({
@@ -110,7 +150,8 @@ function rows(envResult, sizes) {
   const out = envResult.cases.map((c) => ({
     label: c.label,
     cells: RUNTIMES.map((rt) => cell(c, c.results[rt])),
-    ratios: PEERS.map((p) => fmtRatio(ratio(c, p))),
+    // With --runs N: the ratio of the merged medians, then each run's own ratio.
+    ratios: PEERS.map((p) => fmtRatio(ratio(c, p)) + (c.runRatios?.[p]?.every((x) => x != null) ? ` (${c.runRatios[p].map((x) => x.toFixed(2)).join(', ')})` : '')),
   }));
   if (sizes) out.push(sizeRow(sizes));
   if (sizes?.download) out.push(sizeRow(sizes.download, 'JS + wasm a page loads to run a model, gz'));
@@ -182,7 +223,7 @@ export function markdownReport({ meta, envs, sizes, targets }) {
     L.push('');
     L.push(checkSummary(e) + (e.env.load ? ` Load average during this environment's run: ${e.env.load.before.toFixed(2)} before, ${e.env.load.after.toFixed(2)} after.` : ''));
     L.push('');
-    L.push('Targets (issue 6):');
+    L.push('Targets (issues 6 and 18):');
     L.push('');
     L.push(targetsMarkdown(targets[e.env.name]));
     const n = notes(e);
@@ -217,4 +258,44 @@ export function checkSummary(envResult) {
     }
   }
   return `Result check: ${ok}/${n} outputs match their reference${ok === n ? '' : ' -- MISMATCHES, see above'}.`;
+}
+
+const median = (xs) => {
+  const a = [...xs].sort((x, y) => x - y);
+  const m = a.length >> 1;
+  return a.length % 2 ? a[m] : (a[m - 1] + a[m]) / 2;
+};
+
+/**
+ * Several runs of one environment as one result (`npm run bench -- --runs N`): each runtime's
+ * figures are the medians of the runs' figures, so one disturbed run does not move them; the runs'
+ * own medians and peer/eager ratios are kept (`runMedians`, `runRatios`) for the spread. A case
+ * whose runtime failed or mismatched in any run keeps that verdict.
+ */
+export function mergeRuns(runs) {
+  if (runs.length === 1) return runs[0];
+  const merged = structuredClone(runs[0]);
+  merged.env.runs = runs.length;
+  merged.env.load = { before: runs[0].env.load?.before, after: runs.at(-1).env.load?.after };
+  for (const c of merged.cases) {
+    const same = runs.map((r) => r.cases.find((x) => x.id === c.id)).filter(Boolean);
+    c.mismatches = [...new Set(same.flatMap((x) => x.mismatches ?? []))];
+    c.runRatios = {};
+    for (const peer of PEERS) c.runRatios[peer] = same.map((x) => ratio(x, peer));
+    for (const rt of RUNTIMES) {
+      const rs = same.map((x) => x.results[rt]);
+      const bad = rs.find((r) => r?.status !== 'ok');
+      if (bad !== undefined || !rs.length) {
+        c.results[rt] = bad;
+        continue;
+      }
+      const r = c.results[rt];
+      for (const k of ['median', 'p10', 'p90', 'min', 'max']) r[k] = median(rs.map((x) => x[k]));
+      if (r.gflops) for (const k of Object.keys(r.gflops)) r.gflops[k] = median(rs.map((x) => x.gflops[k]));
+      r.match = rs.every((x) => x.match !== false) ? r.match : false;
+      r.runMedians = rs.map((x) => x.median);
+      delete r.perIterMs;
+    }
+  }
+  return merged;
 }

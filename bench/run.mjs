@@ -7,6 +7,7 @@
 //   npm run bench -- --quick            # smoke run: few samples
 //   npm run bench -- --env node         # or --env chromium
 //   npm run bench -- --only matmul,dispatch
+//   npm run bench -- --runs 3           # each environment 3 times; tables show the medians of the runs
 //   npm run bench -- --no-write         # don't touch results.json / RESULTS.md
 //   npm run bench -- --plain-simd       # eager-wasm's plain SIMD128 build where relaxed SIMD would load
 //   npm run bench -- --corrupt tfjs     # self-test: falsify one runtime's output, expect MISMATCH + exit 1
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launchChromium } from '../scripts/lib/browser.mjs';
 import { startServer } from '../scripts/lib/server.mjs';
-import { checkSummary, evaluateTargets, markdownReport, targetsText, textTable } from './report.mjs';
+import { checkSummary, evaluateTargets, markdownReport, mergeRuns, targetsText, textTable } from './report.mjs';
 import { RUNTIME_LABELS } from './suite.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,6 +35,8 @@ const only = arg('--only')?.split(',').filter(Boolean) ?? null;
 const corrupt = arg('--corrupt') ?? null; // self-test: eager | tfjs | ort gets a wrong output
 const plainSimd = argv.includes('--plain-simd'); // eager-wasm's plain SIMD128 build even where relaxed SIMD runs
 const envs = envArg === 'all' ? ['chromium', 'node'] : envArg.split(',');
+// Each environment this many times; the tables show the medians of the runs (see mergeRuns).
+const nRuns = Math.max(1, Number(arg('--runs') ?? 1) | 0);
 
 // ------------------------------------------------------------------ the built package
 function newestMtime(dir) {
@@ -200,10 +203,15 @@ for (const e of envs) {
   console.log(`\n=== ${e}${quick ? ' (--quick)' : ''} ===`);
   try {
     if (e !== 'chromium' && e !== 'node') throw new Error(`unknown --env ${e}`);
-    const before = os.loadavg()[0];
-    const r = e === 'chromium' ? await runChromium() : await runNode();
-    r.env.load = { before, after: os.loadavg()[0] };
-    results.push(r);
+    const runs = [];
+    for (let i = 0; i < nRuns; i++) {
+      if (nRuns > 1) console.log(`--- ${e}: run ${i + 1} of ${nRuns}`);
+      const before = os.loadavg()[0];
+      const r = e === 'chromium' ? await runChromium() : await runNode();
+      r.env.load = { before, after: os.loadavg()[0] };
+      runs.push(r);
+    }
+    results.push(mergeRuns(runs));
   } catch (err) {
     failed = true;
     console.error(`\n!!! ${e} run failed: ${err?.stack ?? err}\n`);
@@ -221,7 +229,7 @@ for (const r of results) {
   console.log(textTable(r, sizes));
   console.log('\nRatios: peer time / eager-wasm time (> 1: eager-wasm faster); size: peer bytes / eager-wasm bytes.');
   console.log(checkSummary(r) + ` Load average: ${r.env.load.before.toFixed(2)} before, ${r.env.load.after.toFixed(2)} after.`);
-  console.log('Targets (issue 6):');
+  console.log('Targets (issues 6 and 18):');
   console.log(targetsText(targets[r.env.name]));
   for (const c of r.cases) {
     if (c.mismatches?.length) console.log(`\n!!!!!!!! CHECKSUM MISMATCH in ${c.id}: ${c.mismatches.map((rt) => RUNTIME_LABELS[rt]).join(', ')} differ(s) from ${c.reference} !!!!!!!!`);

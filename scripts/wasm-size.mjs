@@ -17,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import { WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const input = process.argv[2] ?? join(root, 'target/wasm32-unknown-unknown/release/eager_wasm.wasm');
+const input = (process.argv[2] && !process.argv[2].startsWith('--') ? process.argv[2] : null) ?? join(root, 'target/wasm32-unknown-unknown/release/eager_wasm.wasm');
 const dir = mkdtempSync(join(tmpdir(), 'wasm-size-'));
 const named = join(dir, 'named.wasm');
 execFileSync(WASM_BINDGEN, ['--target', 'web', '--out-dir', dir, '--out-name', 'eager_wasm', input], { stdio: 'inherit' });
@@ -97,3 +97,12 @@ const rest = rows.filter((r) => r.gz < 1000);
 console.log(`(${rest.length} smaller groups)`.padEnd(40) + String(rest.reduce((a, r) => a + r.raw, 0)).padStart(10) + String(rest.reduce((a, r) => a + r.gz, 0)).padStart(10));
 const kernels = rows.filter((r) => r.g.startsWith('kernels'));
 console.log(`all kernels: ${kernels.reduce((a, r) => a + r.gz, 0)} bytes gzipped (groups summed)`);
+
+// `--top N`: the N largest functions, for finding what to cut.
+const topAt = process.argv.indexOf('--top');
+if (topAt > 0) {
+  const n = Number(process.argv[topAt + 1] ?? 40);
+  const fns = bodies.map((body, i) => ({ name: names.get(i + imported) ?? '?', raw: body.length }));
+  fns.sort((x, y) => y.raw - x.raw);
+  for (const f of fns.slice(0, n)) console.log(String(f.raw).padStart(8) + '  ' + f.name.slice(0, 150));
+}
