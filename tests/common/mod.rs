@@ -258,6 +258,7 @@ op_fixtures!(
     "math_more",
     "matmul",
     "pool",
+    "ragged",
     "reduce",
     "resize",
     "softmax",
