@@ -349,6 +349,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("uint8_image"),
     model_fixture!("misc_ops"),
     model_fixture!("bert_tiny"),
+    model_fixture!("ragged_ops"),
     model_fixture!("frozen_no_inputs"),
     // The benchmark zoo's small architectures at a smaller input (tools/gen_zoo.py).
     model_fixture!("zoo_blazeface"),
