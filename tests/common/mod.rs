@@ -341,6 +341,8 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("map_fn_nms_v2"),
     model_fixture!("nested_loop_v2"),
     model_fixture!("while_tensorarray_v2"),
+    model_fixture!("ragged_cond"),
+    model_fixture!("ragged_cond_v2"),
     // Op coverage (tools/gen_models.py).
     model_fixture!("unet_transpose"),
     model_fixture!("keypoint_decoder"),
