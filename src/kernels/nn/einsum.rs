@@ -1,14 +1,16 @@
 //! Einsum over one or two float32 operands, as Keras' EinsumDense and attention layers emit it
 //! (`abc,cd->abd`, `aecd,abcd->acbe`, `...ij,...jk->...ik`). Every label not in the output is
 //! contracted (an operand lacking it is read with stride 0, which sums the other one over it), so
-//! one strided view per operand plus a batched SGEMM covers products, sums and transposes.
+//! one strided view per operand plus a batched SGEMM covers products, sums and transposes. A label
+//! repeated in an operand reads its diagonal (one strided view); repeated in the output, the
+//! result is written on the output's diagonal.
 
 use super::gemm::{sgemm, MatRef};
 use crate::kernels::array::gather_strided;
 use crate::ops::def::FLOAT;
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
-use crate::status::{invalid_argument, unimplemented, Result};
+use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_alloc, Shape, Tensor};
 
 pub fn register(reg: &mut Registry) {
@@ -87,9 +89,11 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
         .filter(|c| *c != ' ')
         .collect();
     if inputs.len() > 2 {
-        return Err(unimplemented(
-            "Einsum: more than two operands are not supported",
-        ));
+        // As TF's kernel: tf.einsum splits longer products into pairwise Einsum nodes.
+        return Err(invalid_argument(format!(
+            "Expecting 1 or 2 input subscripts in equation '{eq}' but got: {}",
+            inputs.len()
+        )));
     }
     let (lhs, r) = match eq.split_once("->") {
         Some((l, r)) if !r.contains("->") => (l, r),
@@ -107,19 +111,18 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
             inputs.len()
         )));
     }
-    let labels: Vec<Vec<u32>> = specs
+    let mut labels: Vec<Vec<u32>> = specs
         .iter()
         .zip(inputs)
         .enumerate()
         .map(|(k, (s, t))| expand(s, t.rank(), &format!("input {k}")))
         .collect::<Result<_>>()?;
-    for l in &labels {
-        if (1..l.len()).any(|k| l[..k].contains(&l[k])) {
-            return Err(unimplemented(format!(
-                "Einsum: a label repeated within one operand (a diagonal) is not supported: '{eq}'"
-            )));
-        }
+    // A label repeated within an operand reads its diagonal.
+    let mut diag = Vec::with_capacity(inputs.len());
+    for (l, t) in labels.iter_mut().zip(inputs) {
+        diag.push(diagonal(t, l)?);
     }
+    let inputs = &diag[..];
     // Sizes of every label: equal where shared, except ellipsis dims, which broadcast from 1.
     let mut size = Sizes::default();
     for (l, t) in labels.iter().zip(inputs) {
@@ -144,7 +147,10 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     }
     let rank = r.chars().filter(|c| c.is_ascii_alphabetic()).count()
         + size.0.iter().filter(|&&(l, _)| l >= ELLIPSIS).count() * usize::from(r.contains("..."));
-    let out_labels = expand(r, rank, "the output")?;
+    let full_out = expand(r, rank, "the output")?;
+    // A label repeated in the output: computed once, then placed on the output's diagonal.
+    let mut out_labels = full_out.clone();
+    dedup(&mut out_labels);
     if let Some(&l) = out_labels.iter().find(|&&l| size.get(l).is_none()) {
         return Err(invalid_argument(format!(
             "Einsum: output label '{}' appears in no input (equation '{eq}')",
@@ -180,7 +186,8 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
                 *o = row.iter().sum();
             }
         }
-        return Ok(vec![Tensor::from_vec(out_shape, out)?]);
+        let t = Tensor::from_vec(out_shape, out)?;
+        return Ok(vec![inflate(t, &out_labels, &full_out, &size)?]);
     }
     let (la, lb) = (&labels[0], &labels[1]);
     let batch: Vec<u32> = out_labels
@@ -218,7 +225,95 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     // [batch, free_a, free_b] to the output's label order.
     let have: Vec<u32> = [&batch[..], &free_a, &free_b].concat();
     let p = Tensor::from_vec(Shape::new(sz(&have))?, prod)?;
-    Ok(vec![view(&p, &have, &out_labels, &size)?])
+    let t = view(&p, &have, &out_labels, &size)?;
+    Ok(vec![inflate(t, &out_labels, &full_out, &size)?])
+}
+
+/// Keeps the first occurrence of each label.
+fn dedup(labels: &mut Vec<u32>) {
+    let mut k = 0;
+    while k < labels.len() {
+        if labels[..k].contains(&labels[k]) {
+            labels.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+}
+
+/// Row-major strides of `dims`.
+fn strides(dims: &[usize]) -> Vec<isize> {
+    let mut s = vec![1isize; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * dims[i + 1] as isize;
+    }
+    s
+}
+
+/// `t`'s diagonal over its repeated labels (each kept once, `labels` deduplicated in place).
+fn diagonal(t: &Tensor, labels: &mut Vec<u32>) -> Result<Tensor> {
+    let mut uniq = labels.clone();
+    dedup(&mut uniq);
+    if uniq.len() == labels.len() {
+        return Ok(t.clone());
+    }
+    let (d, own) = (t.dims(), strides(t.dims()));
+    let mut dims = vec![0usize; uniq.len()];
+    let mut st = vec![0isize; uniq.len()];
+    for (i, l) in labels.iter().enumerate() {
+        let u = uniq.iter().position(|x| x == l).unwrap_or(0);
+        if st[u] != 0 && dims[u] != d[i] {
+            return Err(invalid_argument(format!(
+                "Expected dimension {} at axis {i} of the input shaped {} but got dimension {}",
+                dims[u],
+                t.shape(),
+                d[i]
+            )));
+        }
+        dims[u] = d[i];
+        st[u] += own[i].max(1);
+    }
+    // Strides of size-1 or empty dims never move; empty ones give an empty diagonal.
+    *labels = uniq;
+    gather_strided(t, 0, &dims, &st, Shape::new(dims.clone())?)
+}
+
+/// `t` (over `uniq` labels) placed on the diagonal of a zero tensor over `full` (which repeats
+/// some of them).
+fn inflate(t: Tensor, uniq: &[u32], full: &[u32], size: &Sizes) -> Result<Tensor> {
+    if uniq.len() == full.len() {
+        return Ok(t);
+    }
+    let dims: Vec<usize> = full.iter().map(|&l| size.at(l)).collect();
+    let fs = strides(&dims);
+    let step: Vec<isize> = uniq
+        .iter()
+        .map(|u| {
+            full.iter()
+                .zip(&fs)
+                .filter(|(l, _)| *l == u)
+                .map(|(_, s)| s)
+                .sum()
+        })
+        .collect();
+    let shape = Shape::new(dims)?;
+    let mut out = try_alloc::<f32>(shape.num_elements())?;
+    let x = t.f32s()?;
+    let mut idx = vec![0usize; uniq.len()];
+    for &v in x {
+        let at: isize = idx.iter().zip(&step).map(|(&i, &s)| i as isize * s).sum();
+        if let Some(o) = out.get_mut(at as usize) {
+            *o = v;
+        }
+        for k in (0..idx.len()).rev() {
+            idx[k] += 1;
+            if idx[k] < t.dims()[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    Tensor::from_vec(shape, out)
 }
 
 fn label_name(l: u32) -> String {
@@ -255,4 +350,24 @@ fn view(t: &Tensor, labels: &[u32], order: &[u32], size: &Sizes) -> Result<Tenso
         }
     }
     gather_strided(t, 0, &dims, &strides, Shape::new(dims.clone())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::AttrValue;
+    use crate::status::Code;
+    use crate::tensor::Tensor;
+    use crate::EagerContext;
+
+    #[test]
+    fn three_operands_are_invalid_as_in_tf() {
+        // TF's graph construction rejects them, so no TF fixture holds this case.
+        let x = Tensor::from_slice(&[2, 2], &[1f32, 2., 3., 4.]).unwrap();
+        let r = EagerContext::default().execute(
+            "Einsum",
+            &[x.clone(), x.clone(), x],
+            vec![("equation", AttrValue::Str(b"ij,jk,kl->il".to_vec()))],
+        );
+        assert_eq!(r.err().map(|e| e.code), Some(Code::InvalidArgument));
+    }
 }
