@@ -78,9 +78,9 @@ fn ragged_gather(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outp
     }
     let want = (indices_t.rank() + n) as i64 - 1;
     if a.int("OUTPUT_RAGGED_RANK")? != want {
-        return Err(invalid_argument(format!(
-            "OUTPUT_RAGGED_RANK must be indices.rank - 1 + PARAMS_RAGGED_RANK = {want}"
-        )));
+        return Err(bad(
+            "OUTPUT_RAGGED_RANK must be indices.rank - 1 + PARAMS_RAGGED_RANK",
+        ));
     }
     let num_params = splits[0].len() as i64 - 1;
     let indices = indices_t.to_i64_vec()?;
@@ -160,13 +160,10 @@ fn check_splits(s: &[i64], rows: usize) -> Result<()> {
 // ---- RaggedRange ------------------------------------------------------------------------------
 
 fn ragged_range(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
-    let names = ["starts", "limits", "deltas"];
     let mut nrows = None;
-    for (t, name) in i.iter().zip(names) {
+    for t in i {
         if t.rank() > 1 {
-            return Err(invalid_argument(format!(
-                "{name} must be a scalar or vector"
-            )));
+            return Err(bad("starts, limits and deltas must be scalars or vectors"));
         }
         if t.rank() == 1 {
             let n = t.dims()[0];
@@ -291,11 +288,7 @@ fn to_tensor(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Output
             "ROW_SPLITS" => Partition::RowSplits,
             "VALUE_ROWIDS" => Partition::ValueRowIds,
             "FIRST_DIM_SIZE" => Partition::FirstDimSize,
-            _ => {
-                return Err(invalid_argument(format!(
-                    "Unknown string for partition info type: {s}"
-                )))
-            }
+            _ => return Err(bad("Unknown string for partition info type")),
         });
     }
     if kinds.len() != parts_t.len() {
@@ -337,10 +330,7 @@ fn to_tensor(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Output
         out[0] = first_dim;
     }
     if out[0] < 0 {
-        return Err(invalid_argument(format!(
-            "Dimension {} must be >= 0",
-            out[0]
-        )));
+        return Err(bad("the first dimension size must be >= 0"));
     }
     for d in 1..=ragged_rank {
         if out[d] < 0 {
@@ -431,9 +421,9 @@ fn check_default_shape(dv: &[usize], vd: &[usize]) -> Result<()> {
     if ok {
         return Ok(());
     }
-    Err(invalid_argument(format!(
-        "default_value.shape={dv:?} and rt_input.flat_values.shape={vd:?} are incompatible"
-    )))
+    Err(bad(
+        "default_value.shape and rt_input.flat_values.shape are incompatible",
+    ))
 }
 
 /// The `shape` input combined with the values' inner dims (-1: not known yet), as TF's
@@ -450,27 +440,20 @@ fn output_shape(shape_t: &Tensor, ragged_rank: usize, vd: &[usize]) -> Result<Ve
             1 => given,
             _ => return Err(bad("shape must be a scalar or vector")),
         };
-    if let Some(&d) = out.iter().find(|&&d| d < -1) {
-        return Err(invalid_argument(format!("Dimension {d} must be >= -1")));
+    if out.iter().any(|&d| d < -1) {
+        return Err(bad("shape dimensions must be >= -1"));
     }
     if out.len() != rank {
-        return Err(invalid_argument(format!(
-            "rt_input.shape and shape={out:?} are incompatible: rt_input.rank = {rank} but \
-             shape.rank = {}",
-            out.len()
-        )));
+        return Err(bad(
+            "rt_input.shape and shape are incompatible: their ranks differ",
+        ));
     }
     for (k, &v) in vd.iter().enumerate().skip(1) {
         let o = &mut out[ragged_rank + k];
         if *o < 0 {
             *o = v as i64;
         } else if *o != v as i64 {
-            return Err(invalid_argument(format!(
-                "rt_input.shape and shape are incompatible: rt_input.shape[{}] = {v} but \
-                 shape[{}] = {o}",
-                ragged_rank + k,
-                ragged_rank + k
-            )));
+            return Err(bad("rt_input.shape and shape are incompatible"));
         }
     }
     Ok(out)
@@ -515,9 +498,7 @@ fn next_level(
     if kind == Partition::RowSplits {
         let rows = p.len().saturating_sub(1);
         if rows > plen {
-            return Err(invalid_argument(format!(
-                "Row partition size is greater than output size: {rows} > {plen}"
-            )));
+            return Err(bad("Row partition size is greater than output size"));
         }
         let mut len = 0u64;
         for r in 0..rows {
@@ -541,14 +522,14 @@ fn next_level(
         if p.last().is_some_and(|&l| l < 0 || l as u64 != len) {
             return Err(bad("Invalid row split size."));
         }
-        return Ok((res, len as usize));
+        return Ok((res, usize::try_from(len).unwrap_or(usize::MAX)));
     }
     let (mut col, mut cur) = (0i64, -1i64);
     for (k, &id) in p.iter().enumerate() {
         if id < 0 || usize_of(id) >= plen {
-            return Err(invalid_argument(format!(
-                "Got value_rowid={id} which is not less than {plen}"
-            )));
+            return Err(bad(
+                "a value_rowid is negative or not less than the row count",
+            ));
         }
         if k > 0 && id == p[k - 1] {
             if cur >= 0 {
