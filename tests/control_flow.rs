@@ -57,6 +57,7 @@ model_tests! {
     dynamic_loop_v1_matches_tf: "dynamic_loop",
     map_fn_v1_matches_tf: "map_fn",
     map_fn_with_nms_v1_matches_tf: "map_fn_nms",
+    ragged_in_cond_v1_matches_tf: "ragged_cond",
 }
 
 /// The dynamic loop's trip count follows its input `n`: fewer steps give a shorter output.
@@ -196,6 +197,7 @@ model_tests! {
     lstm_loop_v2_matches_tf: "lstm_loop_v2",
     cond_v2_true_branch_matches_tf: "cond_v2",
     cond_v2_false_branch_matches_tf: "cond_false_v2",
+    ragged_in_cond_v2_matches_tf: "ragged_cond_v2",
     nested_loop_v2_matches_tf: "nested_loop_v2",
     while_tensorarray_v2_matches_tf: "while_tensorarray_v2",
     dynamic_loop_v2_matches_tf: "dynamic_loop_v2",

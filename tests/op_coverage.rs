@@ -72,11 +72,6 @@ const NOT_REGISTERED: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
-        "ragged",
-        "in scope but not done yet (issue 16): ragged tensors",
-        &["RaggedGather", "RaggedRange", "RaggedTensorToTensor"],
-    ),
-    (
         "tfdf",
         "TensorFlow Decision Forests inference: a separate runtime",
         &[

@@ -225,6 +225,25 @@ def build_tf1_tensorarray():
     return m, m.inputs
 
 
+class RaggedCond(tf.Module):
+    """Ragged ops inside tf.cond branches: the v2 conversion keeps them in function bodies, which
+    read RaggedRange's and RaggedGather's values by output arg name (node:output_dense_values:0)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32, name="n"),
+                                  tf.TensorSpec([None], tf.int32, name="idx")])
+    def serve(self, n, idx):
+        def ragged():
+            r = tf.gather(tf.ragged.range(n), idx)
+            return r.to_tensor(default_value=-1, shape=[None, 4]) + tf.size(r.flat_values)
+
+        y = tf.cond(tf.reduce_sum(n) > 0, ragged, lambda: tf.zeros([tf.size(idx), 4], tf.int32))
+        return {"y": y}
+
+
+def build_ragged_cond():
+    return RaggedCond(), {"n": np.array([3, 0, 5, 2], np.int32), "idx": np.array([2, 0, 3, 2], np.int32)}
+
+
 MODELS = {
     "gru": build_gru,
     "lstm_loop": build_lstm_loop,
@@ -236,6 +255,7 @@ MODELS = {
     "map_fn": build_map_fn,
     "map_fn_nms": build_map_fn_nms,
     "tf1_tensorarray": build_tf1_tensorarray,
+    "ragged_cond": build_ragged_cond,
 }
 # TF 1.x graphs have no v2 form to convert to.
 V1_ONLY = {"tf1_tensorarray"}

@@ -532,6 +532,40 @@ def build_bert_tiny():
                "segments": (np.arange(8)[None, :] >= np.array([[4], [6]])).astype(np.int32)}
 
 
+class RaggedOps(tf.Module):
+    """Ragged tensors in a graph: built from row lengths, row ids and nested lengths, gathered
+    (RaggedGather), made by tf.ragged.range (RaggedRange) and densified with default values and
+    shapes that pad or truncate (RaggedTensorToTensor with ROW_SPLITS, FIRST_DIM_SIZE +
+    VALUE_ROWIDS, and two ragged dims)."""
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="values"),
+                                  tf.TensorSpec([None], tf.int64, name="lengths"),
+                                  tf.TensorSpec([None], tf.int64, name="rowids"),
+                                  tf.TensorSpec([None], tf.int64, name="outer"),
+                                  tf.TensorSpec([None], tf.int32, name="idx")])
+    def serve(self, values, lengths, rowids, outer, idx):
+        rt = tf.RaggedTensor.from_row_lengths(values, lengths, validate=False)
+        gathered = tf.gather(rt, idx).to_tensor(default_value=-1.0)
+        ranges = tf.ragged.range(tf.cast(lengths, tf.int32) * 2, row_splits_dtype=tf.int32)
+        ranges = ranges.to_tensor(default_value=7, shape=[None, 5])
+        feats = tf.stack([values, values * 2.0], -1)
+        by_ids = tf.RaggedTensor.from_value_rowids(feats, rowids, nrows=tf.size(lengths, out_type=tf.int64),
+                                                   validate=False)
+        by_ids = by_ids.to_tensor(default_value=tf.constant([0.5, -0.5]))
+        nested = tf.RaggedTensor.from_row_lengths(rt, outer, validate=False)
+        nested = tf.gather(nested, [1, 0, 1]).to_tensor(default_value=9.0, shape=[3, 2, None])
+        return {"gathered": gathered, "ranges": ranges, "by_ids": by_ids, "nested": nested}
+
+
+def build_ragged_ops():
+    rng = np.random.default_rng(119)
+    return RaggedOps(), {"values": rng.normal(size=(9,)).astype(np.float32),
+                         "lengths": np.array([2, 0, 3, 4], np.int64),
+                         "rowids": np.array([0, 0, 1, 1, 1, 3, 3, 3, 3], np.int64),
+                         "outer": np.array([1, 3], np.int64),
+                         "idx": np.array([3, 0, 2, 0, 1], np.int32)}
+
+
 MODELS = {
     "mlp": build_mlp,
     "cnn": build_cnn,
@@ -549,6 +583,7 @@ MODELS = {
     "uint8_image": build_uint8_image,
     "misc_ops": build_misc_ops,
     "bert_tiny": build_bert_tiny,
+    "ragged_ops": build_ragged_ops,
 }
 # Frozen graphs (tf_frozen_model conversion): model.json has a signature with outputs only, as older
 # TF.js models do; inputs are the graph's Placeholders (reference keys: node names).

@@ -129,7 +129,7 @@ def _graph_node_ranked(op, kw, attrs, ranked):
         elif isinstance(res, tf.Tensor):
             node = res.op
         else:
-            node = list(res)[0].op
+            node = [t for r in res for t in (r if isinstance(r, list) else [r])][0].op
         flat = [by_name[t.name] for t in node.inputs]
     return _attr_json(node.node_def), flat
 
@@ -138,7 +138,8 @@ def _outputs(res, op):
     if isinstance(res, tf.Tensor):
         outs = [res]
     else:
-        outs = list(res)
+        # List outputs (RaggedGather's output_nested_splits) flattened in place.
+        outs = [t for r in res for t in (r if isinstance(r, list) else [r])]
     if op.startswith("FusedBatchNorm"):
         outs = outs[:1]
     return [o.numpy() for o in outs]
@@ -1201,6 +1202,22 @@ def gen_einsum():
          error=True)
     case("einsum_rank_mismatch", "Einsum", {"inputs": [f(2, 3, 1), f(3, 2)]}, {"equation": "ij,jk->ik"},
          error=True)
+    # Repeated labels: diagonals of an operand (traces when contracted). A label repeated in the
+    # output (TF writes the output's diagonal) is Unimplemented (src/kernels/nn/einsum.rs tests it).
+    for name, eq, shapes in [
+        ("diag", "ii->i", [(3, 3)]),
+        ("trace", "ii->", [(4, 4)]),
+        ("batch_diag", "bii->bi", [(2, 3, 3)]),
+        ("triple_diag", "iii->i", [(2, 2, 2)]),
+        ("ellipsis_diag", "...ii->...i", [(2, 1, 3, 3)]),
+        ("diag_then_matmul", "iij,jk->ik", [(2, 2, 3), (3, 4)]),
+        ("diag_in_second", "ij,jj->ij", [(2, 3), (3, 3)]),
+        ("diag_transposed", "bij,jbj->ib", [(2, 3, 4), (4, 2, 4)]),
+        ("diag_empty", "bii->bi", [(0, 3, 3)]),
+    ]:
+        case("einsum_" + name, "Einsum", {"inputs": [f(*s) for s in shapes]}, {"equation": eq})
+    case("einsum_diag_mismatch", "Einsum", {"inputs": [f(3, 4)]}, {"equation": "ii->i"}, error=True)
+    # Three operands: TF's graph construction rejects them (src/kernels/nn/einsum.rs tests it).
 
 
 def tfjs_case(name, op, inputs, attrs, outputs):
@@ -1290,6 +1307,111 @@ def gen_sparse():
     case("sfer_bad_row", "SparseFillEmptyRows", {"indices": c([[4, 0]], I64), "values": c([1.0], F32),
                                                  "dense_shape": c([3, 2], I64), "default_value": c(0.0, F32)},
          error=True)
+
+
+def gen_ragged():
+    family("ragged")
+    reseed(31)
+    sp = lambda v, dt=I64: c(v, dt)  # noqa: E731
+    # RaggedGather: int32/int64 splits and indices, 1-D/2-D/scalar indices, nested splits.
+    vals = f(5)
+    case("rg_basic", "RaggedGather", {"params_nested_splits": [sp([0, 2, 2, 5])], "params_dense_values": vals,
+                                      "indices": c([2, 0, 1, 2])}, {"OUTPUT_RAGGED_RANK": 1})
+    case("rg_idx2d_split32", "RaggedGather", {"params_nested_splits": [sp([0, 2, 2, 5], I32)],
+                                              "params_dense_values": i(5), "indices": c([[2, 0], [1, 2]], I64)},
+         {"OUTPUT_RAGGED_RANK": 2})
+    case("rg_scalar_idx", "RaggedGather", {"params_nested_splits": [sp([0, 2, 2, 5])], "params_dense_values": vals,
+                                           "indices": c(2)}, {"OUTPUT_RAGGED_RANK": 0})
+    nested = [sp([0, 2, 3, 3]), sp([0, 1, 1, 6])]
+    case("rg_nested", "RaggedGather", {"params_nested_splits": nested, "params_dense_values": f(6, 2),
+                                       "indices": c([2, 0, 1, 0])}, {"OUTPUT_RAGGED_RANK": 2})
+    case("rg_nested_scalar_idx", "RaggedGather", {"params_nested_splits": nested,
+                                                  "params_dense_values": b(6), "indices": c(0)},
+         {"OUTPUT_RAGGED_RANK": 1})
+    case("rg_empty_idx", "RaggedGather", {"params_nested_splits": [sp([0, 2, 5])], "params_dense_values": f(5, 3),
+                                          "indices": c([], I32)}, {"OUTPUT_RAGGED_RANK": 1})
+    case("rg_idx_oob", "RaggedGather", {"params_nested_splits": [sp([0, 2, 2, 5])], "params_dense_values": vals,
+                                        "indices": c([1, 3])}, {"OUTPUT_RAGGED_RANK": 1}, error=True)
+    case("rg_idx_neg", "RaggedGather", {"params_nested_splits": [sp([0, 2, 2, 5])], "params_dense_values": vals,
+                                        "indices": c([-1])}, {"OUTPUT_RAGGED_RANK": 1}, error=True)
+    case("rg_unsorted", "RaggedGather", {"params_nested_splits": [sp([0, 3, 2, 5])], "params_dense_values": vals,
+                                         "indices": c([1])}, {"OUTPUT_RAGGED_RANK": 1}, error=True)
+    case("rg_past_values", "RaggedGather", {"params_nested_splits": [sp([0, 2, 2, 6])],
+                                            "params_dense_values": vals, "indices": c([1])},
+         {"OUTPUT_RAGGED_RANK": 1}, error=True)
+    case("rg_negative_split", "RaggedGather", {"params_nested_splits": [sp([-1, 2, 5])],
+                                               "params_dense_values": vals, "indices": c([1])},
+         {"OUTPUT_RAGGED_RANK": 1}, error=True)
+    case("rg_empty_splits", "RaggedGather", {"params_nested_splits": [sp([])], "params_dense_values": vals,
+                                             "indices": c([], I32)}, {"OUTPUT_RAGGED_RANK": 1}, error=True)
+    case("rg_scalar_values", "RaggedGather", {"params_nested_splits": [sp([0, 0])],
+                                              "params_dense_values": c(1.0, F32), "indices": c([0])},
+         {"OUTPUT_RAGGED_RANK": 1}, error=True)
+    # RaggedRange: scalar/vector broadcasting, negative deltas, every T, both Tsplits.
+    case("rr_int32", "RaggedRange", {"starts": c([0, 5, 8]), "limits": c([3, 3, 12]), "deltas": c(1)})
+    case("rr_neg_delta_split32", "RaggedRange", {"starts": c([0, 5, 8]), "limits": c([3, 0, 12]),
+                                                 "deltas": c([1, -2, 3])}, {"Tsplits": tf.int32})
+    case("rr_float", "RaggedRange", {"starts": c(0.0, F32), "limits": c([1.0, 2.5, -1.0], F32),
+                                     "deltas": c(0.1, F32)})
+    case("rr_float_neg", "RaggedRange", {"starts": c([3.0, -1.5], F32), "limits": c(-2.0, F32),
+                                         "deltas": c([-0.7, -0.25], F32)})
+    case("rr_int64", "RaggedRange", {"starts": c([2**40, -3], I64), "limits": c([2**40 + 3, 4], I64),
+                                     "deltas": c([2, 3], I64)})
+    case("rr_all_scalars", "RaggedRange", {"starts": c(4), "limits": c(-4), "deltas": c(-3)})
+    case("rr_empty", "RaggedRange", {"starts": c([], I32), "limits": c(3), "deltas": c(1)})
+    case("rr_int32_wraps", "RaggedRange", {"starts": c(-2**31 + 1), "limits": c(2**31 - 1), "deltas": c(2**30)})
+    case("rr_delta_zero", "RaggedRange", {"starts": c(0), "limits": c(3), "deltas": c([1, 0])}, error=True)
+    case("rr_shape_mismatch", "RaggedRange", {"starts": c([0, 1]), "limits": c([3, 4, 5]), "deltas": c(1)},
+         error=True)
+    case("rr_rank2", "RaggedRange", {"starts": c([[0]]), "limits": c(3), "deltas": c(1)}, error=True)
+    case("rr_float_too_many", "RaggedRange", {"starts": c(0.0, F32), "limits": c(1e30, F32),
+                                               "deltas": c(1e-30, F32)}, error=True)
+    case("rr_split32_overflow", "RaggedRange", {"starts": c([0, 0], I64), "limits": c(2**31 - 10, I64),
+                                                "deltas": c(1, I64)}, {"Tsplits": tf.int32}, error=True)
+    # RaggedTensorToTensor: every partition type, shape -1/unknown/truncating/padding,
+    # default_value broadcasting, int32/int64 index and shape types.
+    def rt(name, shape, values, default, parts, types, error=False):
+        case(name, "RaggedTensorToTensor", {"shape": shape, "values": values, "default_value": default,
+                                            "row_partition_tensors": parts},
+             {"row_partition_types": types}, error=error)
+    v5 = f(5)
+    rt("rt_splits", c(-1), v5, c(0.0, F32), [sp([0, 2, 2, 5])], ["ROW_SPLITS"])
+    rt("rt_splits32_shape64", c([-1, -1], I64), v5, c(9.0, F32), [sp([0, 2, 2, 5], I32)], ["ROW_SPLITS"])
+    rt("rt_truncate", c([2, 2]), v5, c(9.0, F32), [sp([0, 2, 2, 5])], ["ROW_SPLITS"])
+    rt("rt_pad", c([4, 4]), v5, c(9.0, F32), [sp([0, 2, 2, 5])], ["ROW_SPLITS"])
+    rt("rt_first_dim_rowids", c([-1, -1]), v5, c(-1.0, F32), [c(4, I64), sp([0, 0, 2, 2, 2])],
+       ["FIRST_DIM_SIZE", "VALUE_ROWIDS"])
+    rt("rt_rowids_truncate", c([3, 2]), i(5), c(7), [c(4, I32), sp([0, 0, 0, 2, 3], I32)],
+       ["FIRST_DIM_SIZE", "VALUE_ROWIDS"])
+    rt("rt_default_bcast", c([-1, -1, -1]), f(3, 2), f(2), [sp([0, 2, 2, 3], I32)], ["ROW_SPLITS"])
+    rt("rt_default_bcast_1", c([-1, 3, 2]), f(3, 2), f(1), [sp([0, 2, 2, 3], I32)], ["ROW_SPLITS"])
+    rt("rt_inner_pad", c([3, 5, -1]), i(3, 2), c([4, 5]), [sp([0, 2, 2, 3])], ["ROW_SPLITS"])
+    rt("rt_two_ragged", c(-1), i(6), c(0), [sp([0, 2, 3]), sp([0, 1, 1, 6])], ["ROW_SPLITS", "ROW_SPLITS"])
+    rt("rt_two_ragged_trunc", c([3, 1, 2]), i(6), c(0), [sp([0, 2, 3]), sp([0, 1, 1, 6])],
+       ["ROW_SPLITS", "ROW_SPLITS"])
+    rt("rt_mixed", c([-1, -1, -1]), f(6), c(0.5, F32), [c(3, I64), sp([0, 0, 2]), sp([0, 3, 6])],
+       ["FIRST_DIM_SIZE", "VALUE_ROWIDS", "ROW_SPLITS"])
+    rt("rt_bool", c(-1), b(3), c(False, B), [sp([0, 2, 3])], ["ROW_SPLITS"])
+    rt("rt_empty_rows", c(-1), c([], F32), c(1.0, F32), [sp([0, 0, 0])], ["ROW_SPLITS"])
+    rt("rt_zero_rows", c(-1), c([], F32), c(1.0, F32), [sp([0])], ["ROW_SPLITS"])
+    rt("rt_fewer_splits_than_values", c(-1), f(3), c(0.0, F32), [sp([0, 1, 2])], ["ROW_SPLITS"])
+    rt("rt_zero_size_skips_checks", c([0, 3]), f(3), c(0.0, F32), [sp([0, 2, 1, 3])], ["ROW_SPLITS"])
+    rt("rt_bad_splits", c(-1), f(3), c(0.0, F32), [sp([0, 2, 1, 3])], ["ROW_SPLITS"], error=True)
+    rt("rt_splits_nonzero_start", c(-1), f(3), c(0.0, F32), [sp([1, 2, 3])], ["ROW_SPLITS"], error=True)
+    rt("rt_rowid_oob", c([-1, -1]), f(3), c(0.0, F32), [c(2, I64), sp([0, 1, 5])],
+       ["FIRST_DIM_SIZE", "VALUE_ROWIDS"], error=True)
+    rt("rt_rowid_negative", c([-1, -1]), f(3), c(0.0, F32), [c(2, I64), sp([-1, 0, 1])],
+       ["FIRST_DIM_SIZE", "VALUE_ROWIDS"], error=True)
+    rt("rt_default_mismatch", c([-1, -1, -1]), f(3, 2), f(3), [sp([0, 2, 2, 3])], ["ROW_SPLITS"], error=True)
+    rt("rt_default_rank", c([-1, -1, -1]), f(3, 2), f(1, 2), [sp([0, 2, 2, 3])], ["ROW_SPLITS"], error=True)
+    rt("rt_shape_rank", c([-1, -1]), f(3, 2), c(0.0, F32), [sp([0, 2, 2, 3])], ["ROW_SPLITS"], error=True)
+    rt("rt_shape_inner", c([-1, -1, 3]), f(3, 2), c(0.0, F32), [sp([0, 2, 2, 3])], ["ROW_SPLITS"], error=True)
+    rt("rt_shape_below_minus1", c([-2, -1]), f(3), c(0.0, F32), [sp([0, 2, 3])], ["ROW_SPLITS"], error=True)
+    rt("rt_shape_scalar", c(3), f(3), c(0.0, F32), [sp([0, 2, 3])], ["ROW_SPLITS"], error=True)
+    # A VALUE_ROWIDS first partition and unknown partition types fail graph construction, so they
+    # are checked by the unit tests in src/kernels/array/ragged.rs.
+    rt("rt_first_dim_negative", c(-1), f(3), c(0.0, F32), [c(-3, I64), sp([0, 0, 0])],
+       ["FIRST_DIM_SIZE", "VALUE_ROWIDS"], error=True)
 
 
 def gen_image_more():
@@ -1407,7 +1529,7 @@ GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_una
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
               gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only,
-              gen_volume]
+              gen_volume, gen_ragged]
 
 
 def main():

@@ -105,6 +105,10 @@ fn attr(b: &mut Bytes, declared: AttrType) -> AttrValue {
                 "Sigmoid",
                 "Tanh",
                 "Bogus",
+                // RaggedTensorToTensor's row_partition_types.
+                "ROW_SPLITS",
+                "VALUE_ROWIDS",
+                "FIRST_DIM_SIZE",
             ];
             AttrValue::ListStr(
                 (0..b.u8() % 3)
@@ -127,7 +131,23 @@ fn attr(b: &mut Bytes, declared: AttrType) -> AttrValue {
 
 fuzz_target!(|data: &[u8]| {
     let mut b = Bytes(data);
-    let names = registry().names();
+    // FUZZ_OPS=RaggedGather,RaggedRange restricts the ops picked (a targeted run for new ops).
+    static ONLY: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let only = ONLY.get_or_init(|| {
+        let wanted = std::env::var("FUZZ_OPS").unwrap_or_default();
+        let all = registry().names();
+        let picked: Vec<_> = all
+            .iter()
+            .copied()
+            .filter(|n| wanted.split(',').any(|w| w == *n))
+            .collect();
+        if picked.is_empty() {
+            all
+        } else {
+            picked
+        }
+    });
+    let names = only.as_slice();
     // Two bytes: the registry has more than 256 ops.
     let pick = b.u8() as usize | (b.u8() as usize) << 8;
     let op = names[pick % names.len()];

@@ -24,6 +24,9 @@ pub fn output_count<'a>(
         "NonMaxSuppressionV5" => 3,
         "MaxPoolWithArgmax" | "SparseReshape" => 2,
         "SparseFillEmptyRows" => 4,
+        // Splits + values; RaggedGather's splits are a list.
+        "RaggedRange" => 2,
+        "RaggedGather" => int("OUTPUT_RAGGED_RANK") + 1,
         // handle + flow; value + lengths; handle + element.
         "TensorArrayV3" | "TensorArrayConcatV3" | "TensorListConcat" | "TensorListConcatV2" => 2,
         "TensorListPopBack" => 2,

@@ -325,7 +325,21 @@ impl<'a> Lowering<'a> {
                 (Some(arg), Some(idx), None) => {
                     let op = op_of.get(node).ok_or_else(|| unknown(fname, s))?;
                     let idx: usize = idx.parse().map_err(|_| unknown(fname, s))?;
-                    Ok(format!("{prefix}/{node}:{}", output_base(op, arg) + idx))
+                    let base = match (*op, arg) {
+                        // RaggedGather's splits list is OUTPUT_RAGGED_RANK long.
+                        ("RaggedGather", "output_dense_values") => f
+                            .node_def
+                            .iter()
+                            .find(|n| n.name == node)
+                            .and_then(|n| n.attr_value("OUTPUT_RAGGED_RANK"))
+                            .and_then(|v| match v {
+                                Ok(crate::ops::AttrValue::Int(r)) => usize::try_from(r).ok(),
+                                _ => None,
+                            })
+                            .ok_or_else(|| unknown(fname, s))?,
+                        _ => output_base(op, arg),
+                    };
+                    Ok(format!("{prefix}/{node}:{}", base + idx))
                 }
                 (Some(idx), None, None) if op_of.contains_key(node) => {
                     Ok(format!("{prefix}/{node}:{idx}"))
@@ -395,6 +409,7 @@ fn output_base(op: &str, arg: &str) -> usize {
         "Merge" | "RefMerge" => &["output", "value_index"],
         "TopKV2" => &["values", "indices"],
         "Unique" => &["y", "idx"],
+        "RaggedRange" => &["rt_nested_splits", "rt_dense_values"],
         "TensorListPopBack" => &["output_handle", "tensor"],
         "TensorListConcat" | "TensorListConcatV2" => &["tensor", "lengths"],
         "NonMaxSuppressionV4" => &["selected_indices", "valid_outputs"],

@@ -49,6 +49,9 @@ pub(super) struct WeightSlot<'a> {
     offset: usize,
     len: usize,
     quant: Option<&'a super::format::Quantization>,
+    /// Read by a Const node of dtype int64 although the manifest stores int32 (the TF.js converter
+    /// writes int64 weights as int32): restored widened to int64.
+    int64: bool,
 }
 
 /// Validates the manifest against the bytes available (shared with layers models).
@@ -89,6 +92,7 @@ pub(super) fn plan_weights<'g>(
             offset,
             len,
             quant,
+            int64: false,
         });
         offset = offset.checked_add(len).ok_or_else(|| {
             crate::status::resource_exhausted("weights manifest describes too many bytes")
@@ -332,7 +336,7 @@ fn plan<'m>(
     let order = execution_order(nodes, &edges, &targets, loops)?;
     unsupported_ops(nodes, &order, &feed_of)?;
 
-    let weights = plan_weights(groups, available)?;
+    let mut weights = plan_weights(groups, available)?;
     let weight_of: HashMap<&str, usize, FastBuild> = weights
         .iter()
         .enumerate()
@@ -357,7 +361,15 @@ fn plan<'m>(
             let weight_name = expanded
                 .and_then(|e| e.weight_names.get(&*n.name))
                 .map_or(&*n.name, String::as_str);
-            plan_node(n, weight_name, &weight_of, &mut attr_pool)?
+            let plan = plan_node(n, weight_name, &weight_of, &mut attr_pool)?;
+            if let (Plan::Weight(w), Some(Ok(AttrValue::Type(DType::Int64)))) =
+                (&plan, n.attr_value("dtype"))
+            {
+                if let Some(slot) = weights.get_mut(*w).filter(|s| s.dtype == DType::Int32) {
+                    slot.int64 = true;
+                }
+            }
+            plan
         };
         plans.push(plan);
     }
@@ -803,7 +815,13 @@ pub(super) fn restore_variables<W: WeightSource + ?Sized>(
             Some(q) => dequantize(bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
         };
         let shape_attr: Vec<i64> = s.shape.dims().iter().map(|&d| d as i64).collect();
-        let value = Tensor::new(s.shape, data)?;
+        let mut value = Tensor::new(s.shape, data)?;
+        let dtype = if s.int64 {
+            value = crate::kernels::math::cast_tensor(&value, DType::Int64)?;
+            DType::Int64
+        } else {
+            s.dtype
+        };
         let shared_name = ctx.variable_shared_name(s.name);
         let handle = ctx
             .execute_op(
@@ -811,7 +829,7 @@ pub(super) fn restore_variables<W: WeightSource + ?Sized>(
                 &[],
                 [
                     ("shared_name", AttrValue::Str(shared_name.into_bytes())),
-                    ("dtype", AttrValue::Type(s.dtype)),
+                    ("dtype", AttrValue::Type(dtype)),
                     ("shape", AttrValue::Shape(Some(shape_attr))),
                 ],
             )?
@@ -819,17 +837,17 @@ pub(super) fn restore_variables<W: WeightSource + ?Sized>(
             .ok_or_else(|| crate::status::internal("VarHandleOp returned no handle"))?;
         let bytes_len = value.byte_len();
         let inputs = [handle.clone(), value];
-        let key = match assign_keys.iter().position(|(d, _)| *d == s.dtype) {
+        let key = match assign_keys.iter().position(|(d, _)| *d == dtype) {
             Some(i) => &assign_keys[i].1,
             None => {
                 let attrs =
-                    ops::resolve_attrs(assign, &inputs, [("dtype", AttrValue::Type(s.dtype))])?;
-                assign_keys.push((s.dtype, CacheKey::new(CPU_DEVICE, attrs)));
+                    ops::resolve_attrs(assign, &inputs, [("dtype", AttrValue::Type(dtype))])?;
+                assign_keys.push((dtype, CacheKey::new(CPU_DEVICE, attrs)));
                 &assign_keys[assign_keys.len() - 1].1
             }
         };
         ctx.execute_key(key, &inputs)?;
-        out.push((handle, s.dtype, bytes_len));
+        out.push((handle, dtype, bytes_len));
         done += s.len;
         progress(done, total);
     }

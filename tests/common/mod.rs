@@ -258,6 +258,7 @@ op_fixtures!(
     "math_more",
     "matmul",
     "pool",
+    "ragged",
     "reduce",
     "resize",
     "softmax",
@@ -340,6 +341,8 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("map_fn_nms_v2"),
     model_fixture!("nested_loop_v2"),
     model_fixture!("while_tensorarray_v2"),
+    model_fixture!("ragged_cond"),
+    model_fixture!("ragged_cond_v2"),
     // Op coverage (tools/gen_models.py).
     model_fixture!("unet_transpose"),
     model_fixture!("keypoint_decoder"),
@@ -348,6 +351,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("uint8_image"),
     model_fixture!("misc_ops"),
     model_fixture!("bert_tiny"),
+    model_fixture!("ragged_ops"),
     model_fixture!("frozen_no_inputs"),
     // The benchmark zoo's small architectures at a smaller input (tools/gen_zoo.py).
     model_fixture!("zoo_blazeface"),

@@ -142,7 +142,7 @@ fn dims_input(t: &Tensor, what: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
-fn broadcast_to(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+pub(super) fn broadcast_to(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let x = &inputs[0];
     let out = dims_input(&inputs[1], "shape")?;
     let xd = x.dims();

@@ -11,6 +11,7 @@ mod gather;
 mod gather_nd;
 mod identity;
 mod pad;
+mod ragged;
 mod shape_ops;
 mod slice;
 mod sparse;
@@ -40,6 +41,7 @@ pub fn register(reg: &mut Registry) {
     dynamic::register(reg);
     extra::register(reg);
     sparse::register(reg);
+    ragged::register(reg);
 }
 
 /// Reads a 1-D int32/int64 input (shape, begin, perm...) as i64s; `what` names it in errors.

@@ -1,7 +1,8 @@
 //! Einsum over one or two float32 operands, as Keras' EinsumDense and attention layers emit it
 //! (`abc,cd->abd`, `aecd,abcd->acbe`, `...ij,...jk->...ik`). Every label not in the output is
 //! contracted (an operand lacking it is read with stride 0, which sums the other one over it), so
-//! one strided view per operand plus a batched SGEMM covers products, sums and transposes.
+//! one strided view per operand plus a batched SGEMM covers products, sums and transposes. A label
+//! repeated in an operand reads its diagonal (one strided view).
 
 use super::gemm::{sgemm, MatRef};
 use crate::kernels::array::gather_strided;
@@ -87,9 +88,11 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
         .filter(|c| *c != ' ')
         .collect();
     if inputs.len() > 2 {
-        return Err(unimplemented(
-            "Einsum: more than two operands are not supported",
-        ));
+        // As TF's kernel: tf.einsum splits longer products into pairwise Einsum nodes.
+        return Err(invalid_argument(format!(
+            "Expecting 1 or 2 input subscripts in equation '{eq}' but got: {}",
+            inputs.len()
+        )));
     }
     let (lhs, r) = match eq.split_once("->") {
         Some((l, r)) if !r.contains("->") => (l, r),
@@ -107,19 +110,18 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
             inputs.len()
         )));
     }
-    let labels: Vec<Vec<u32>> = specs
+    let mut labels: Vec<Vec<u32>> = specs
         .iter()
         .zip(inputs)
         .enumerate()
         .map(|(k, (s, t))| expand(s, t.rank(), &format!("input {k}")))
         .collect::<Result<_>>()?;
-    for l in &labels {
-        if (1..l.len()).any(|k| l[..k].contains(&l[k])) {
-            return Err(unimplemented(format!(
-                "Einsum: a label repeated within one operand (a diagonal) is not supported: '{eq}'"
-            )));
-        }
+    // A label repeated within an operand reads its diagonal.
+    let mut diag = Vec::with_capacity(inputs.len());
+    for (l, t) in labels.iter_mut().zip(inputs) {
+        diag.push(diagonal(t, l)?);
     }
+    let inputs = &diag[..];
     // Sizes of every label: equal where shared, except ellipsis dims, which broadcast from 1.
     let mut size = Sizes::default();
     for (l, t) in labels.iter().zip(inputs) {
@@ -145,6 +147,14 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     let rank = r.chars().filter(|c| c.is_ascii_alphabetic()).count()
         + size.0.iter().filter(|&&(l, _)| l >= ELLIPSIS).count() * usize::from(r.contains("..."));
     let out_labels = expand(r, rank, "the output")?;
+    let mut uniq = out_labels.clone();
+    dedup(&mut uniq);
+    if uniq.len() != out_labels.len() {
+        // TF writes such outputs' diagonals (`i->ii`); no model has been seen to need it.
+        return Err(unimplemented(format!(
+            "Einsum: a label repeated in the output is not supported: '{eq}'"
+        )));
+    }
     if let Some(&l) = out_labels.iter().find(|&&l| size.get(l).is_none()) {
         return Err(invalid_argument(format!(
             "Einsum: output label '{}' appears in no input (equation '{eq}')",
@@ -229,6 +239,55 @@ fn label_name(l: u32) -> String {
     }
 }
 
+/// Keeps the first occurrence of each label.
+fn dedup(labels: &mut Vec<u32>) {
+    let mut k = 0;
+    while k < labels.len() {
+        if labels[..k].contains(&labels[k]) {
+            labels.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+}
+
+/// Row-major strides of `dims`.
+fn strides(dims: &[usize]) -> Vec<isize> {
+    let mut s = vec![1isize; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * dims[i + 1] as isize;
+    }
+    s
+}
+
+/// `t`'s diagonal over its repeated labels (each kept once, `labels` deduplicated in place).
+fn diagonal(t: &Tensor, labels: &mut Vec<u32>) -> Result<Tensor> {
+    let mut uniq = labels.clone();
+    dedup(&mut uniq);
+    if uniq.len() == labels.len() {
+        return Ok(t.clone());
+    }
+    let (d, own) = (t.dims(), strides(t.dims()));
+    let mut dims = vec![0usize; uniq.len()];
+    let mut st = vec![0isize; uniq.len()];
+    for (i, l) in labels.iter().enumerate() {
+        let u = uniq.iter().position(|x| x == l).unwrap_or(0);
+        if st[u] != 0 && dims[u] != d[i] {
+            return Err(invalid_argument(format!(
+                "Expected dimension {} at axis {i} of the input shaped {} but got dimension {}",
+                dims[u],
+                t.shape(),
+                d[i]
+            )));
+        }
+        dims[u] = d[i];
+        st[u] += own[i].max(1);
+    }
+    // Strides of size-1 or empty dims never move; empty ones give an empty diagonal.
+    *labels = uniq;
+    gather_strided(t, 0, &dims, &st, Shape::new(dims.clone())?)
+}
+
 /// `t` (whose dims carry `labels`) laid out contiguously in `order`; labels it lacks, or has
 /// with size 1 where `size` is larger, are read with stride 0.
 fn view(t: &Tensor, labels: &[u32], order: &[u32], size: &Sizes) -> Result<Tensor> {
@@ -255,4 +314,35 @@ fn view(t: &Tensor, labels: &[u32], order: &[u32], size: &Sizes) -> Result<Tenso
         }
     }
     gather_strided(t, 0, &dims, &strides, Shape::new(dims.clone())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ops::AttrValue;
+    use crate::status::Code;
+    use crate::tensor::Tensor;
+    use crate::EagerContext;
+
+    #[test]
+    fn three_operands_are_invalid_as_in_tf() {
+        // TF's graph construction rejects them, so no TF fixture holds this case.
+        let x = Tensor::from_slice(&[2, 2], &[1f32, 2., 3., 4.]).unwrap();
+        let r = EagerContext::default().execute(
+            "Einsum",
+            &[x.clone(), x.clone(), x],
+            vec![("equation", AttrValue::Str(b"ij,jk,kl->il".to_vec()))],
+        );
+        assert_eq!(r.err().map(|e| e.code), Some(Code::InvalidArgument));
+    }
+
+    #[test]
+    fn a_label_repeated_in_the_output_is_unimplemented() {
+        let x = Tensor::from_slice(&[3], &[1f32, 2., 3.]).unwrap();
+        let r = EagerContext::default().execute(
+            "Einsum",
+            &[x],
+            vec![("equation", AttrValue::Str(b"i->ii".to_vec()))],
+        );
+        assert_eq!(r.err().map(|e| e.code), Some(Code::Unimplemented));
+    }
 }
