@@ -265,24 +265,25 @@ impl Rewriter<'_, '_> {
     /// `Mul(x, Sigmoid(x))` (either order), x a fused contraction read by these two only ->
     /// the contraction with a `_MklSwish` activation, as TF's oneDNN remapper fuses it.
     fn fold_swish(&mut self, i: usize) {
-        let ins = self.inputs(i).to_vec();
-        if ins.len() != 2 || !self.plain_layout(i) {
+        let &[a, b] = self.inputs(i) else { return };
+        let Some(x) = self.swish_of(a, b).or_else(|| self.swish_of(b, a)) else {
+            return;
+        };
+        if !self.plain_layout(i) {
             return;
         }
-        for (x, sig) in [(ins[0], ins[1]), (ins[1], ins[0])] {
-            let is_sigmoid = matches!(self.op(sig.0), Some((d, _)) if d.name == "Sigmoid");
-            let only = |n: usize, k| self.uses[n] == k && self.plan.edges.control(n).is_empty();
-            if !is_sigmoid || (sig.1, x.1) != (0, 0) || !only(sig.0, 1) || !only(x.0, 2) {
-                continue;
-            }
-            if self.inputs(sig.0) != [x] {
-                continue;
-            }
-            if let Some((fused, pre, num_args, inputs)) = self.bias_only_contraction(x.0) {
-                self.replace(i, x.0, fused, &[pre, "_MklSwish"], num_args, None, inputs);
-                return;
-            }
+        if let Some((fused, pre, num_args, inputs)) = self.bias_only_contraction(x) {
+            self.replace(i, x, fused, &[pre, "_MklSwish"], num_args, None, inputs);
         }
+    }
+
+    /// `x`'s node when `sig` is `Sigmoid(x)` read only here, and x is read by it and one other.
+    #[inline(never)]
+    fn swish_of(&self, x: (usize, usize), sig: (usize, usize)) -> Option<usize> {
+        let is_sigmoid = matches!(self.op(sig.0), Some((d, _)) if d.name == "Sigmoid");
+        let only = |n: usize, k| self.uses[n] == k && self.plan.edges.control(n).is_empty();
+        let swish = is_sigmoid && (sig.1, x.1) == (0, 0) && only(sig.0, 1) && only(x.0, 2);
+        (swish && self.inputs(sig.0) == [x]).then_some(x.0)
     }
 
     /// A fused contraction with only its bias (or batch norm) applied: its op, that step, its
