@@ -388,7 +388,7 @@ fn block<const V: usize>(
             // SAFETY: `c0 + 4 * v + 4 <= c`, `s + shift + c <= xs.len()` and `t + c <= fs.len()`
             // (`blocks`' contract), so both reads lie inside their slices.
             let (x, f) = unsafe { (load_in(xs, s + 4 * v), load_in(fs, t + 4 * v)) };
-            *a = *a + x * f;
+            *a = x.mul_add(f, *a);
         }
     }
     let (lo, hi) = (F4::splat(ep.lo), F4::splat(ep.hi));
@@ -420,7 +420,7 @@ fn blocks_pair(
                 // xs.len()`, `t + c <= fs.len()` (`blocks`' contract).
                 let f = unsafe { load_in(fs, t + c0 + 4 * v) };
                 for (a, &sh) in acc.iter_mut().zip(&shifts) {
-                    a[v] = a[v] + unsafe { load_in(xs, s + sh + c0 + 4 * v) } * f;
+                    a[v] = unsafe { load_in(xs, s + sh + c0 + 4 * v) }.mul_add(f, a[v]);
                 }
             }
         }
