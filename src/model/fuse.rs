@@ -98,12 +98,14 @@ struct Rewriter<'p, 'm> {
 }
 
 impl Rewriter<'_, '_> {
+    #[inline(never)] // load-time code: one copy, not one per caller
     fn inputs(&self, i: usize) -> &[(usize, usize)] {
         self.rewired
             .get(&i)
             .map_or(self.plan.edges.data(i), Vec::as_slice)
     }
 
+    #[inline(never)] // load-time code: one copy, not one per caller
     fn op(&self, i: usize) -> Option<(&'static OpDef, &Attrs)> {
         match self.plan.plans.get(self.position[i])? {
             Plan::Op(def, attrs) => Some((def, attrs)),
@@ -111,6 +113,7 @@ impl Rewriter<'_, '_> {
         }
     }
 
+    #[inline(never)] // load-time code: one copy, not one per caller
     fn attr(&self, i: usize, name: &str) -> Option<&AttrValue> {
         let (_, attrs) = self.op(i)?;
         let &(_, at) = attrs.iter().find(|(k, _)| *k == name)?;
