@@ -11,7 +11,11 @@ use eager_wasm::{EagerContext, Tensor};
 use serde_json::Value;
 
 fn fixture() -> (String, Vec<u8>, String) {
-    let dir = common::fixtures().join("models/unfused_chains");
+    fixture_named("unfused_chains")
+}
+
+fn fixture_named(name: &str) -> (String, Vec<u8>, String) {
+    let dir = common::fixtures().join("models").join(name);
     let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
     let weights = std::fs::read(dir.join("group1-shard1of1.bin")).unwrap();
     let reference = std::fs::read_to_string(dir.join("reference.json")).unwrap();
@@ -144,4 +148,63 @@ fn requested_intermediates_block_fusion_and_outputs_are_identical() {
     }
     assert_eq!(fused.len(), finals);
     assert_eq!(unfused.len(), finals + inner.len());
+}
+
+/// Keras swish (`x * sigmoid(x)`) after a conv + batch norm, a depthwise + batch norm (3x3 and
+/// 5x5 stride 2) and a dense layer folds into the contraction as a `_MklSwish` activation; a
+/// swish on a conv output a second op reads, on a non-contraction, a sigmoid gate of another
+/// tensor and the hard swish stay as they are. Outputs match TF's, and the unfused graph's bit
+/// for bit.
+#[test]
+fn swish_folds_into_contractions_bit_identically() {
+    let (json, weights, reference) = fixture_named("swish_chains");
+    let mut ctx = EagerContext::default();
+    common::check_model(&mut ctx, &json, &weights, &reference, ATOL, RTOL).unwrap();
+
+    let (fused, ran) = run(&json, &weights, &reference);
+    // Converted: 7 Sigmoid (4 swishes on contractions, the shared and non-contraction swishes,
+    // the gate's Conv2D activation), 9 Mul.
+    let want = [
+        ("_FusedConv2D", 4),
+        ("FusedDepthwiseConv2dNative", 2),
+        ("_FusedMatMul", 1),
+        ("Sigmoid", 2),
+        ("Mul", 7),
+        ("AddV2", 2),
+        ("Relu6", 1),
+    ];
+    for (op, n) in want {
+        assert_eq!(count(&ran, op), n, "{op} nodes run: {ran:?}");
+    }
+
+    // Requesting each Sigmoid's output keeps it (and so the Mul after it) out of the swish
+    // fusion (the gate's conv still absorbs its Sigmoid, which keeps the name).
+    let mut doc: Value = serde_json::from_str(&json).unwrap();
+    let sigmoids: Vec<String> = doc["modelTopology"]["node"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["op"] == "Sigmoid")
+        .map(|n| n["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(sigmoids.len(), 7, "{sigmoids:?}");
+    let outputs = doc["signature"]["outputs"].as_object_mut().unwrap();
+    for name in &sigmoids {
+        outputs.insert(
+            format!("inner_{name}"),
+            serde_json::json!({"name": format!("{name}:0"), "dtype": "DT_FLOAT"}),
+        );
+    }
+    let (unfused, ran) = run(&doc.to_string(), &weights, &reference);
+    assert_eq!(count(&ran, "Sigmoid"), 6, "{ran:?}");
+    assert_eq!(fused.len(), 7);
+    for (name, f) in &fused {
+        let u = &unfused.iter().find(|(n, _)| n == name).unwrap().1;
+        assert_eq!(f.dims(), u.dims(), "{name}");
+        let same = f.f32s().unwrap().iter().zip(u.f32s().unwrap());
+        assert!(
+            same.into_iter().all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{name} differs from the unfused graph"
+        );
+    }
 }

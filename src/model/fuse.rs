@@ -1,10 +1,11 @@
 //! Load-time rewrites TF's grappler remapper makes where the converter did not: a bias add of a
 //! constant folded into the Conv2D, DepthwiseConv2dNative or MatMul before it, an activation
-//! appended to a fused contraction that has only its bias (or batch norm), and a zero `Pad` folded
-//! into a VALID convolution as explicit padding (no padded copy). A rewritten node keeps the name
-//! and place of the last node it replaces, so its consumers and the signature read it as before;
-//! what it absorbed drops out of the plan. Each producer absorbed has no other consumer, is no
-//! output and has no control edges, so what the graph computes is unchanged.
+//! (or the swish `x * sigmoid(x)`) appended to a fused contraction that has only its bias (or batch
+//! norm), and a zero `Pad` folded into a VALID convolution as explicit padding (no padded copy). A
+//! rewritten node keeps the name and place of the last node it replaces, so its consumers and the
+//! signature read it as before; what it absorbed drops out of the plan. Each producer absorbed has
+//! no other consumer, is no output and has no control edges, so what the graph computes is
+//! unchanged.
 
 use super::{LoadPlan, Plan};
 use crate::hash::FastBuild;
@@ -15,6 +16,8 @@ use crate::tensor::{DType, Tensor};
 use std::collections::HashMap;
 
 type Attrs = Vec<(&'static str, u32)>;
+/// A fused contraction's op name, its one pre-activation step, `num_args` and inputs.
+type Contraction = (&'static str, &'static str, i64, Vec<(usize, usize)>);
 
 /// Rewrites `plan` in place; a pattern that does not fully check out is left as it is.
 pub(super) fn run<W: WeightSource + ?Sized>(plan: &mut LoadPlan<'_>, weights: &W) {
@@ -51,6 +54,7 @@ pub(super) fn run<W: WeightSource + ?Sized>(plan: &mut LoadPlan<'_>, weights: &W
                 r.fold_pad(i, weights)
             }
             "BiasAdd" | "Add" | "AddV2" => r.fold_bias(i, def.name == "BiasAdd"),
+            "Mul" => r.fold_swish(i),
             a if a == "Prelu" || Activation::from_fused_name(a, 0.0).is_some() => {
                 r.fold_activation(i, a)
             }
@@ -94,12 +98,14 @@ struct Rewriter<'p, 'm> {
 }
 
 impl Rewriter<'_, '_> {
+    #[inline(never)] // load-time code: one copy, not one per caller
     fn inputs(&self, i: usize) -> &[(usize, usize)] {
         self.rewired
             .get(&i)
             .map_or(self.plan.edges.data(i), Vec::as_slice)
     }
 
+    #[inline(never)] // load-time code: one copy, not one per caller
     fn op(&self, i: usize) -> Option<(&'static OpDef, &Attrs)> {
         match self.plan.plans.get(self.position[i])? {
             Plan::Op(def, attrs) => Some((def, attrs)),
@@ -107,6 +113,7 @@ impl Rewriter<'_, '_> {
         }
     }
 
+    #[inline(never)] // load-time code: one copy, not one per caller
     fn attr(&self, i: usize, name: &str) -> Option<&AttrValue> {
         let (_, attrs) = self.op(i)?;
         let &(_, at) = attrs.iter().find(|(k, _)| *k == name)?;
@@ -239,24 +246,9 @@ impl Rewriter<'_, '_> {
         let Some(src) = self.sole_producer(i, 0) else {
             return;
         };
-        let Some((def, _)) = self.op(src) else { return };
-        let fused = matches!(
-            def.name,
-            "_FusedConv2D" | "_FusedMatMul" | "FusedDepthwiseConv2dNative"
-        );
-        let ops = match self.attr(src, "fused_ops") {
-            Some(AttrValue::ListStr(ops)) if ops.len() == 1 => ops[0].clone(),
-            _ => return,
-        };
-        let num_args = match self.attr(src, "num_args") {
-            Some(&AttrValue::Int(k)) => k,
-            _ => return,
-        };
-        let pre = ops == b"BiasAdd" || ops == b"FusedBatchNorm";
-        let mut inputs = self.inputs(src).to_vec();
-        if !fused || !pre || inputs.len() as i64 != 2 + num_args {
+        let Some((fused, pre, num_args, mut inputs)) = self.bias_only_contraction(src) else {
             return;
-        }
+        };
         let prelu = act == "Prelu";
         if prelu {
             match self.inputs(i).get(1) {
@@ -269,9 +261,55 @@ impl Rewriter<'_, '_> {
             _ if act == "LeakyRelu" => Some(0.2),
             _ => None,
         };
-        let ops = [std::str::from_utf8(&ops).unwrap_or_default(), act];
         let num_args = num_args + i64::from(prelu);
-        self.replace(i, src, def.name, &ops, num_args, alpha, inputs);
+        self.replace(i, src, fused, &[pre, act], num_args, alpha, inputs);
+    }
+
+    /// `Mul(x, Sigmoid(x))` (either order), x a fused contraction read by these two only ->
+    /// the contraction with a `_MklSwish` activation, as TF's oneDNN remapper fuses it.
+    fn fold_swish(&mut self, i: usize) {
+        let &[a, b] = self.inputs(i) else { return };
+        let Some(x) = self.swish_of(a, b).or_else(|| self.swish_of(b, a)) else {
+            return;
+        };
+        if !self.plain_layout(i) {
+            return;
+        }
+        if let Some((fused, pre, num_args, inputs)) = self.bias_only_contraction(x) {
+            self.replace(i, x, fused, &[pre, "_MklSwish"], num_args, None, inputs);
+        }
+    }
+
+    /// `x`'s node when `sig` is `Sigmoid(x)` read only here, and x is read by it and one other.
+    #[inline(never)]
+    fn swish_of(&self, x: (usize, usize), sig: (usize, usize)) -> Option<usize> {
+        let is_sigmoid = matches!(self.op(sig.0), Some((d, _)) if d.name == "Sigmoid");
+        let only = |n: usize, k| self.uses[n] == k && self.plan.edges.control(n).is_empty();
+        let swish = is_sigmoid && (sig.1, x.1) == (0, 0) && only(sig.0, 1) && only(x.0, 2);
+        (swish && self.inputs(sig.0) == [x]).then_some(x.0)
+    }
+
+    /// A fused contraction with only its bias (or batch norm) applied: its op, that step, its
+    /// `num_args` and inputs.
+    fn bias_only_contraction(&self, src: usize) -> Option<Contraction> {
+        let (def, _) = self.op(src)?;
+        let fused = matches!(
+            def.name,
+            "_FusedConv2D" | "_FusedMatMul" | "FusedDepthwiseConv2dNative"
+        );
+        let pre = match self.attr(src, "fused_ops") {
+            Some(AttrValue::ListStr(ops)) if ops.len() == 1 => match ops[0].as_slice() {
+                b"BiasAdd" => "BiasAdd",
+                b"FusedBatchNorm" => "FusedBatchNorm",
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let Some(&AttrValue::Int(num_args)) = self.attr(src, "num_args") else {
+            return None;
+        };
+        let inputs = self.inputs(src).to_vec();
+        (fused && inputs.len() as i64 == 2 + num_args).then_some((def.name, pre, num_args, inputs))
     }
 
     /// Node `i` becomes op `fused` with `src`'s attrs, the given fusion attrs and `inputs`.

@@ -359,6 +359,7 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("zoo_unet"),
     // Unfused chains the loader's fusion pass folds (tools/gen_fusion_models.py).
     model_fixture!("unfused_chains"),
+    model_fixture!("swish_chains"),
 ];
 
 /// Checks every model fixture: exact-tolerance against TF (dequantized reference for quantized

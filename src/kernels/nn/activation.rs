@@ -23,6 +23,9 @@ pub enum Activation {
     Sigmoid,
     Tanh,
     Softplus,
+    /// x * sigmoid(x) (TF's oneDNN remapper names it `_MklSwish` in `fused_ops`): computed as the
+    /// unfused `Sigmoid` then `Mul` would, so folding it changes no bit.
+    Swish,
 }
 
 impl Activation {
@@ -38,6 +41,7 @@ impl Activation {
             "Tanh" => Activation::Tanh,
             "Softplus" => Activation::Softplus,
             "Identity" => Activation::Identity,
+            "_MklSwish" => Activation::Swish,
             _ => return None,
         })
     }
@@ -54,6 +58,7 @@ impl Activation {
             Activation::Sigmoid => sigmoid(x),
             Activation::Tanh => vmath::tanh(x),
             Activation::Softplus => softplus(x),
+            Activation::Swish => x * sigmoid(x),
         }
     }
 
@@ -69,6 +74,7 @@ impl Activation {
             Activation::Sigmoid => xs.iter_mut().for_each(|x| *x = sigmoid(*x)),
             Activation::Tanh => xs.iter_mut().for_each(|x| *x = vmath::tanh(*x)),
             Activation::Softplus => xs.iter_mut().for_each(|x| *x = softplus(*x)),
+            Activation::Swish => xs.iter_mut().for_each(|x| *x *= sigmoid(*x)),
         }
     }
 }
