@@ -6,6 +6,7 @@
 //! Graphs without these ops never come here (they keep the static schedule).
 
 use super::executor::step;
+use super::profile::Profiler;
 use super::{LoadedGraph, NodeKind};
 use crate::eager::EagerContext;
 use crate::hash::FastBuild;
@@ -45,6 +46,18 @@ impl FlowOp {
             "LoopCond" if op == "LoopCond" => FlowOp::LoopCond,
             _ => return None,
         })
+    }
+
+    /// Its op name, for profiles.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowOp::Enter { .. } => "Enter",
+            FlowOp::Exit => "Exit",
+            FlowOp::Switch => "Switch",
+            FlowOp::Merge => "Merge",
+            FlowOp::NextIteration => "NextIteration",
+            FlowOp::LoopCond => "LoopCond",
+        }
     }
 }
 
@@ -184,7 +197,8 @@ struct Run<'g> {
 /// Runs a graph with control flow. `max_iterations` bounds loop iterations (all loops of this run
 /// together, each new loop instance counting as one).
 /// `fetch`: (position, output) pairs to return instead of the signature outputs; values are
-/// taken in the root frame.
+/// taken in the root frame. `probe`, when given, times every live node run (dead ones run
+/// nothing).
 pub fn run(
     ctx: &mut EagerContext,
     g: &LoadedGraph,
@@ -192,6 +206,7 @@ pub fn run(
     feeds: &[Option<Tensor>],
     max_iterations: u64,
     fetch: Option<&[(usize, usize)]>,
+    mut probe: Option<&mut Profiler>,
 ) -> Result<Vec<Tensor>> {
     let fetch = fetch.unwrap_or(&g.outputs);
     let mut r = Run {
@@ -237,7 +252,17 @@ pub fn run(
                     r.limit
                 ))
             })?;
-            r.fire(ctx, feeds, item)?;
+            let is_flow = matches!(g.nodes[item.node as usize].kind, NodeKind::Flow(_));
+            match probe.as_deref_mut() {
+                // A control-flow node's time is its handoff; it passes on its first live input.
+                Some(pr) if is_flow && !item.dead => {
+                    let passed = item.args.iter().flatten().next().cloned();
+                    let (node, mark) = (item.node as usize, pr.start(ctx));
+                    r.fire(ctx, feeds, item, None)?;
+                    pr.record(ctx, g, node, mark, passed.iter());
+                }
+                pr => r.fire(ctx, feeds, item, pr)?,
+            }
         }
         if !r.finish_dead_exits() {
             break;
@@ -267,6 +292,7 @@ impl Run<'_> {
         ctx: &mut EagerContext,
         feeds: &[Option<Tensor>],
         item: Ready,
+        probe: Option<&mut Profiler>,
     ) -> Result<()> {
         let Ready {
             node,
@@ -294,7 +320,11 @@ impl Run<'_> {
                         g.name(p)
                     ))
                 })?;
+            let mark = probe.as_deref().map(|pr| pr.start(ctx));
             let outs = step(ctx, g, p, feeds, &live)?;
+            if let (Some(pr), Some(mark)) = (probe, mark) {
+                pr.record(ctx, g, p, mark, outs.iter());
+            }
             drop(live);
             let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
             return self.propagate(p, tag, &outs, false);
