@@ -252,16 +252,20 @@ pub fn run(
                     r.limit
                 ))
             })?;
-            let is_flow = matches!(g.nodes[item.node as usize].kind, NodeKind::Flow(_));
-            match probe.as_deref_mut() {
-                // A control-flow node's time is its handoff; it passes on its first live input.
+            let node = item.node as usize;
+            let is_flow = matches!(g.nodes[node].kind, NodeKind::Flow(_));
+            // A control-flow node is timed here (its handoff; it passes on its first live input),
+            // a kernel node around its step in `fire`. One call site: `fire` inlines.
+            let flow_mark = match probe.as_deref() {
                 Some(pr) if is_flow && !item.dead => {
-                    let passed = item.args.iter().flatten().next().cloned();
-                    let (node, mark) = (item.node as usize, pr.start(ctx));
-                    r.fire(ctx, feeds, item, None)?;
-                    pr.record(ctx, g, node, mark, passed.iter());
+                    Some((pr.start(ctx), item.args.iter().flatten().next().cloned()))
                 }
-                pr => r.fire(ctx, feeds, item, pr)?,
+                _ => None,
+            };
+            let kernel_probe = probe.as_deref_mut().filter(|_| !is_flow);
+            r.fire(ctx, feeds, item, kernel_probe)?;
+            if let (Some(pr), Some((mark, passed))) = (probe.as_deref_mut(), flow_mark) {
+                pr.record(ctx, g, node, mark, passed.as_slice());
             }
         }
         if !r.finish_dead_exits() {
@@ -323,7 +327,7 @@ impl Run<'_> {
             let mark = probe.as_deref().map(|pr| pr.start(ctx));
             let outs = step(ctx, g, p, feeds, &live)?;
             if let (Some(pr), Some(mark)) = (probe, mark) {
-                pr.record(ctx, g, p, mark, outs.iter());
+                pr.record(ctx, g, p, mark, &outs);
             }
             drop(live);
             let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();

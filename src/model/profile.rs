@@ -128,13 +128,13 @@ impl<'c> Profiler<'c> {
 
     /// Records a run of node `p` of `g`, started at `mark`, which made `outs`; a node that ran
     /// before (in an earlier loop iteration) adds to its entry.
-    pub fn record<'t>(
+    pub fn record(
         &mut self,
         ctx: &EagerContext,
         g: &LoadedGraph,
         p: usize,
         mark: Mark,
-        outs: impl Iterator<Item = &'t Tensor>,
+        outs: &[Tensor],
     ) {
         if self.entry_of.len() != g.nodes.len() {
             self.entry_of = vec![0; g.nodes.len()];
@@ -146,7 +146,7 @@ impl<'c> Profiler<'c> {
             NodeKind::FeedOr { def, .. } | NodeKind::Op { def, .. } => def.name,
             NodeKind::Flow(f) => f.name(),
         };
-        let run = self.measure_step(ctx, g.name(p), op, mark, outs);
+        let run = self.measure_step(ctx, g.name(p), op, mark, outputs(outs.iter()));
         match self.entry_of[p] {
             0 => {
                 self.nodes.push(run);
@@ -157,10 +157,12 @@ impl<'c> Profiler<'c> {
                 n.ms += run.ms;
                 n.count += 1;
                 n.outputs = run.outputs;
-                let rank = |c| {
-                    [None, Some("hit"), Some("bypass"), Some("miss")]
-                        .iter()
-                        .position(|&x| x == c)
+                // The costliest lookup of its runs: miss, then bypass, then hit.
+                let rank = |c: Option<&str>| match c {
+                    Some("miss") => 3,
+                    Some("bypass") => 2,
+                    Some(_) => 1,
+                    None => 0,
                 };
                 if rank(run.cache) > rank(n.cache) {
                     n.cache = run.cache;
@@ -180,17 +182,17 @@ impl<'c> Profiler<'c> {
         mark: Mark,
         outs: impl Iterator<Item = &'t Tensor>,
     ) {
-        let run = self.measure_step(ctx, name, op, mark, outs);
+        let run = self.measure_step(ctx, name, op, mark, outputs(outs));
         self.nodes.push(run);
     }
 
-    fn measure_step<'t>(
+    fn measure_step(
         &self,
         ctx: &EagerContext,
         name: &str,
         op: &'static str,
         mark: Mark,
-        outs: impl Iterator<Item = &'t Tensor>,
+        outputs: Vec<OutputProfile>,
     ) -> NodeProfile {
         let ms = self.now() - mark.t0;
         let (h0, m0, b0) = mark.lookups;
@@ -211,13 +213,7 @@ impl<'c> Profiler<'c> {
             op,
             ms,
             count: 1,
-            outputs: outs
-                .map(|t| OutputProfile {
-                    dtype: t.dtype().name(),
-                    shape: t.dims().to_vec(),
-                    bytes: t.byte_len(),
-                })
-                .collect(),
+            outputs,
             cache,
         }
     }
@@ -241,4 +237,13 @@ impl<'c> Profiler<'c> {
             wall_ms,
         }
     }
+}
+
+fn outputs<'t>(outs: impl Iterator<Item = &'t Tensor>) -> Vec<OutputProfile> {
+    outs.map(|t| OutputProfile {
+        dtype: t.dtype().name(),
+        shape: t.dims().to_vec(),
+        bytes: t.byte_len(),
+    })
+    .collect()
 }
