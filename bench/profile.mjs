@@ -42,10 +42,10 @@ for (const name of names) {
     continue;
   }
   const model = await ctx.loadGraphModel({ modelJson: fx.modelJson, weights: fx.weights });
-  const x = ctx.tensor(fx.x, fx.shape);
+  const x = Object.fromEntries(fx.inputs.map((i) => [i.key, ctx.tensor(i.data, i.shape)]));
   model.profile(x); // kernels made and cached
   const profiles = Array.from({ length: runs }, () => model.profile(x));
-  x.dispose();
+  for (const t of Object.values(x)) t.dispose();
   model.dispose();
   const ops = new Map();
   for (const p of profiles) {
@@ -66,17 +66,19 @@ for (const name of names) {
     name: n.name,
     op: n.op,
     ms: median(profiles.map((p) => p.nodes[i].ms)),
+    count: n.count,
     shape: n.outputs[0]?.shape,
   }));
   nodes.sort((a, b) => b.ms - a.ms);
   report[name] = { totalMs: total, wallMs: wall, nodes: profiles[0].nodes.length, byOp, slowestNodes: nodes.slice(0, top) };
   console.log(`\n${name}: ${profiles[0].nodes.length} nodes, kernels ${total.toFixed(2)} ms, run ${wall.toFixed(2)} ms (median of ${runs})`);
   for (const o of byOp.slice(0, top)) {
-    console.log(`  ${o.op.padEnd(28)} ${String(o.count).padStart(4)} nodes ${o.ms.toFixed(3).padStart(9)} ms ${(o.share * 100).toFixed(1).padStart(5)}%`);
+    console.log(`  ${o.op.padEnd(28)} ${String(o.count).padStart(4)} runs  ${o.ms.toFixed(3).padStart(9)} ms ${(o.share * 100).toFixed(1).padStart(5)}%`);
   }
   console.log('  slowest nodes:');
   for (const n of nodes.slice(0, top)) {
-    console.log(`    ${n.op.padEnd(26)} ${n.ms.toFixed(3).padStart(8)} ms  -> [${n.shape}]  ${n.name}`);
+    const runsOf = n.count > 1 ? ` (${n.count} runs)` : '';
+    console.log(`    ${n.op.padEnd(26)} ${n.ms.toFixed(3).padStart(8)} ms${runsOf}  -> [${n.shape}]  ${n.name}`);
   }
 }
 ctx.dispose();

@@ -10,6 +10,7 @@
 // case's reference (TF's reference.json for the sample models, else TF.js's output, else
 // eager-wasm's); a mismatch is reported loudly and kept in the results.
 
+import { modelCases, readModel } from './model-cases.mjs';
 import { zooCases } from './zoo.mjs';
 
 export const RUNTIMES = ['eager', 'tfjs', 'ort'];
@@ -251,6 +252,7 @@ function pushKernelCases(cases, { id, label, flops, eager, tfjs, ort }) {
 
 function makeCases(R, data) {
   const cases = [];
+  const modelHelpers = { na, ortOptions: ORT_OPTS };
 
   // ---- 1. per-op eager dispatch
   for (const variant of ['execute', 'ops.add']) {
@@ -508,147 +510,25 @@ function makeCases(R, data) {
   // LSTM steps: Split, Sigmoid, Tanh, Mul, small MatMuls) are TF.js only; gru (Keras GRU with
   // unroll=False: a v1 while loop over TensorLists) runs through TF.js's executeAsync.
   for (const name of ['mlp', 'mobilenet', 'cnn', 'lstm', 'gru']) {
-    const loops = name === 'gru';
     const hasOnnx = name === 'mlp' || name === 'mobilenet';
-    const noOnnx = () => na('no ONNX version of this model');
-    const dir = `tests/fixtures/models/${name}`;
-    const fixture = () =>
-      data.cachedAsync(`model_${name}`, async () => {
-        const modelJson = JSON.parse(new TextDecoder().decode(await data.bytes(`${dir}/model.json`)));
-        const paths = modelJson.weightsManifest.flatMap((g) => g.paths);
-        const shards = await Promise.all(paths.map((p) => data.bytes(`${dir}/${p}`)));
-        const total = shards.reduce((s, b) => s + b.length, 0);
-        const weights = new Uint8Array(total);
-        let off = 0;
-        for (const b of shards) weights.set(b, off), (off += b.length);
-        const ref = JSON.parse(new TextDecoder().decode(await data.bytes(`${dir}/reference.json`)));
+    const onnxPath = hasOnnx ? `bench/models/${name}.onnx` : null;
+    cases.push(
+      ...modelCases(modelHelpers, {
+        id: name,
+        label: name,
         // batch 1: the first example of the TF reference
-        const xin = ref.inputs.x;
-        const per = xin.shape.slice(1).reduce((a, b) => a * b, 1);
-        const x = new Float32Array(xin.data.slice(0, per));
-        const shape = [1, ...xin.shape.slice(1)];
-        const yref = ref.outputs.y;
-        const yper = yref.shape.slice(1).reduce((a, b) => a * b, 1);
-        const y = new Float32Array(yref.data.slice(0, yper));
-        const onnx = hasOnnx ? await data.bytes(`bench/models/${name}.onnx`) : null;
-        return { modelJson, weights: weights.buffer, x, shape, y, onnx };
-      });
-
-    const eagerLoad = async (E, fx) => {
-      const ops = new Set(fx.modelJson.modelTopology.node.map((n) => n.op));
-      const missing = [...ops].filter((o) => !E.ops.has(o) && !CONTROL_FLOW.has(o));
-      if (missing.length) na(`model ops not in eager-wasm yet: ${missing.join(', ')}`);
-      return E.ctx.loadGraphModel({ modelJson: fx.modelJson, weights: fx.weights });
-    };
-    const eagerPredict = (E, model, fx) => {
-      const x = E.ctx.tensor(fx.x, fx.shape);
-      const v = readAndDispose(model.predict(x));
-      x.dispose();
-      return v;
-    };
-    // A control-flow model must run through executeAsync in TF.js.
-    const tfjsPredict = (T, model, fx) => {
-      const x = T.tf.tensor(fx.x, fx.shape);
-      if (loops) {
-        return model.executeAsync(x).then((y) => {
-          x.dispose();
-          return readAndDispose(y);
-        });
-      }
-      const v = readAndDispose(model.predict(x));
-      x.dispose();
-      return v;
-    };
-    const ortPredict = async (O, s, fx) => (await s.run({ x: new O.ort.Tensor('float32', fx.x, fx.shape) })).y.data;
-
-    cases.push({
-      id: `${name}_predict`,
-      label: `${name}: predict, batch 1 (Float32Array in -> out)`,
-      unit: 'ms',
-      ref: async () => (await fixture()).y,
-      refLabel: 'TF reference.json',
-      eager: async (E) => {
-        const fx = await fixture();
-        const model = await eagerLoad(E, fx);
-        return { step: () => eagerPredict(E, model, fx), dispose: () => model.dispose() };
-      },
-      tfjs: async (T) => {
-        const fx = await fixture();
-        const model = await tfjsLoad(T, fx);
-        return { step: () => tfjsPredict(T, model, fx), async: loops, dispose: () => model.dispose() };
-      },
-      ort: async (O) => {
-        if (!hasOnnx) noOnnx();
-        const fx = await fixture();
-        const s = await O.ort.InferenceSession.create(fx.onnx, ORT_OPTS);
-        return { step: () => ortPredict(O, s, fx), async: true, dispose: () => s.release(), note: 'ONNX translated from the same model.json (tools/gen_bench_onnx.py)' };
-      },
-    });
-    cases.push({
-      id: `${name}_load_predict_dispose`,
-      label: `${name}: load (in memory) -> predict -> dispose`,
-      unit: 'ms',
-      ref: async () => (await fixture()).y,
-      refLabel: 'TF reference.json',
-      eager: async (E) => {
-        const fx = await fixture();
-        (await eagerLoad(E, fx)).dispose();
-        const step = async () => {
-          const model = await eagerLoad(E, fx);
-          const v = eagerPredict(E, model, fx);
-          model.dispose();
-          return v;
-        };
-        return { step, async: true };
-      },
-      tfjs: async (T) => {
-        const fx = await fixture();
-        const step = async () => {
-          const model = await tfjsLoad(T, fx);
-          const v = await tfjsPredict(T, model, fx);
-          model.dispose();
-          return v;
-        };
-        return { step, async: true };
-      },
-      ort: async (O) => {
-        if (!hasOnnx) noOnnx();
-        const fx = await fixture();
-        const step = async () => {
-          const s = await O.ort.InferenceSession.create(fx.onnx, ORT_OPTS);
-          const v = await ortPredict(O, s, fx);
-          await s.release();
-          return v;
-        };
-        return { step, async: true, note: 'InferenceSession.create from the .onnx bytes -> run -> release' };
-      },
-    });
+        fixture: () => data.cachedAsync(`model_${name}`, () => readModel(data.bytes, `tests/fixtures/models/${name}`, { onnxPath, batch1: true })),
+        absent: `tests/fixtures/models/${name} is missing`,
+        noOnnx: 'no ONNX version of this model',
+        ortNote: 'ONNX translated from the same model.json (tools/gen_bench_onnx.py)',
+      }),
+    );
   }
 
   // ---- 6. the model zoo (bench/zoo.mjs; models made by tools/gen_zoo.py)
-  const missingOps = (E, ops) => [...new Set(ops)].filter((o) => !E.ops.has(o) && !CONTROL_FLOW.has(o));
-  cases.push(...zooCases({ data, na, missingOps, tfjsLoad, log: data.log }));
+  cases.push(...zooCases({ ...modelHelpers, data, log: data.log }));
   return cases;
 }
-
-/** A TF.js graph model from `{ modelJson, weights }` in memory. */
-function tfjsLoad(T, fx) {
-  return T.loadGraphModel(
-    T.tf.io.fromMemory({
-      modelTopology: fx.modelJson.modelTopology,
-      weightSpecs: fx.modelJson.weightsManifest.flatMap((g) => g.weights),
-      weightData: fx.weights,
-      format: fx.modelJson.format,
-      generatedBy: fx.modelJson.generatedBy,
-      convertedBy: fx.modelJson.convertedBy,
-      signature: fx.modelJson.signature,
-      userDefinedMetadata: fx.modelJson.userDefinedMetadata,
-    }),
-  );
-}
-
-/** Ops the model executor runs itself (not registered as kernels). */
-const CONTROL_FLOW = new Set(['Enter', 'Exit', 'Merge', 'Switch', 'NextIteration', 'LoopCond']);
 
 // ------------------------------------------------------------------------------------ driver
 

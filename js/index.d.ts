@@ -393,8 +393,8 @@ export class GraphModel<O extends string | null = null, D extends DataType = 'fl
   executeAsync(inputs: ModelInputs): Promise<Tensor | Tensor[]>;
   /**
    * `predict` with every node timed (`performance.now()`); the outputs are disposed. A layers
-   * model reports one step per layer call (its `op` the layer kind, e.g. `Dense`, `Conv`). Models
-   * with control flow: an `Unimplemented` EagerError.
+   * model reports one step per layer call (its `op` the layer kind, e.g. `Dense`, `Conv`). A node
+   * inside a loop is one entry for all its iterations (`count` runs, `ms` their total).
    */
   profile(x: ModelInputs): ModelProfile;
   /** Runs once on zeros (unknown dims as 1) and disposes the result: kernels are cached before the first real input. */
@@ -403,20 +403,31 @@ export class GraphModel<O extends string | null = null, D extends DataType = 'fl
   dispose(): void;
 }
 
-/** One executed node of `GraphModel.profile`. */
+/** One executed node of `GraphModel.profile`, in order of its first run. */
 export interface NodeProfile {
   name: string;
-  /** The op that ran (`Placeholder`/`Const` for feeds and inline constants, `ReadVariableOp` for weights). */
+  /**
+   * The op that ran (`Placeholder`/`Const` for feeds and inline constants, `ReadVariableOp` for
+   * weights, `Enter`/`Merge`/`Switch`/`LoopCond`/`NextIteration`/`Exit` for control flow).
+   */
   op: string;
+  /** Total over its `count` runs. */
   ms: number;
+  /** Times it ran: 1, or the iterations of the loops around it (untaken branches not counted). */
+  count: number;
+  /** Of its last run; a control-flow node lists the value it passed on. */
   outputs: { dtype: DType; shape: number[]; bytes: number }[];
-  /** Kernel-cache lookup: `'miss'` made (and cached) a kernel; null: the node runs no kernel. */
+  /**
+   * Kernel-cache lookup: `'miss'` made (and cached) a kernel; null: the node runs no kernel. Over
+   * several runs the costliest (miss, then bypass, then hit).
+   */
   cache: 'hit' | 'miss' | 'bypass' | null;
 }
 
 /** The nodes of one op type in a `GraphModel.profile`. */
 export interface OpProfile {
   op: string;
+  /** Runs of its nodes (loop iterations counted). */
   count: number;
   ms: number;
   /** Of `totalMs`, in [0, 1]. */

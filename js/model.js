@@ -60,7 +60,8 @@ export class GraphModel {
   /**
    * `predict` with every node timed: per node (in execution order) its name, op, time in ms,
    * outputs (dtype, shape, bytes) and kernel-cache use; plus totals by op type, longest first.
-   * The outputs are disposed. Graph models without control flow only.
+   * The outputs are disposed. A node inside a loop is one entry for all its iterations (`count`
+   * runs, `ms` their total).
    */
   profile(x) {
     const names = stageFeeds(this, x, 'profile');
@@ -72,7 +73,7 @@ export class GraphModel {
       n.ms = ms[i];
       totalMs += n.ms;
       const o = ops.get(n.op) ?? { op: n.op, count: 0, ms: 0, share: 0 };
-      o.count++;
+      o.count += n.count;
       o.ms += n.ms;
       ops.set(n.op, o);
     });

@@ -49,6 +49,7 @@ macro_rules! model_tests {
 
 model_tests! {
     gru_v1_matches_tf: "gru",
+    zoo_gru_text_classifier_v1_matches_tf: "zoo_gru",
     lstm_loop_v1_matches_tf: "lstm_loop",
     cond_v1_true_branch_matches_tf: "cond",
     cond_v1_false_branch_matches_tf: "cond_false",
@@ -194,6 +195,7 @@ fn the_default_loop_bound_is_documented() {
 // Control flow v2 (`--control_flow_v2=True`): functional While/If/calls lowered at load.
 model_tests! {
     gru_v2_matches_tf: "gru_v2",
+    zoo_gru_text_classifier_v2_matches_tf: "zoo_gru_v2",
     lstm_loop_v2_matches_tf: "lstm_loop_v2",
     cond_v2_true_branch_matches_tf: "cond_v2",
     cond_v2_false_branch_matches_tf: "cond_false_v2",

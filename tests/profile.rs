@@ -154,10 +154,149 @@ fn profile_errors_are_typed_and_leak_nothing() {
     model.dispose(&mut ctx);
     let e = model.profile(&mut ctx, inputs, &clock).unwrap_err();
     assert_eq!(e.code, Code::FailedPrecondition, "{e}");
+}
 
-    // Control flow runs in a dynamic schedule the profiler does not follow yet.
-    let (mut looped, inputs, _) = load(&mut ctx, "dynamic_loop");
-    let e = looped.profile(&mut ctx, inputs, &clock).unwrap_err();
-    assert_eq!(e.code, Code::Unimplemented, "{e}");
-    looped.dispose(&mut ctx);
+/// The runs of op `op` over the whole profile (loop iterations counted).
+fn runs(p: &Profile, op: &str) -> Vec<usize> {
+    p.nodes
+        .iter()
+        .filter(|n| n.op == op)
+        .map(|n| n.count)
+        .collect()
+}
+
+#[test]
+fn profile_follows_loops_and_branches_in_both_lowerings() {
+    for suffix in ["", "_v2"] {
+        let mut ctx = EagerContext::default();
+        let name = |m: &str| format!("{m}{suffix}");
+
+        // A GRU over 5 steps: its loop condition is evaluated 6 times, each body node runs 5
+        // times and is one entry, the nodes around the loop once.
+        let (mut gru, inputs, _) = load(&mut ctx, &name("gru"));
+        let loaded = ctx.memory();
+        let first = profile(&mut ctx, &gru, &inputs);
+        let second = profile(&mut ctx, &gru, &inputs);
+        let before = ctx.memory();
+        drop(profile(&mut ctx, &gru, &inputs));
+        let after = ctx.memory();
+        assert_eq!(after.heap_bytes, before.heap_bytes, "{suffix}");
+        assert_eq!(after.num_tensors, loaded.num_tensors, "{suffix}");
+        let names: HashSet<&str> = first.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(
+            names.len(),
+            first.nodes.len(),
+            "{suffix}: a node listed twice"
+        );
+        assert_eq!(runs(&first, "LoopCond"), [6], "{suffix}");
+        assert_eq!(runs(&first, "Tanh"), [5], "{suffix}");
+        assert!(!runs(&first, "Exit").is_empty());
+        assert!(runs(&first, "Exit").iter().all(|&c| c == 1), "{suffix}");
+        assert!(runs(&first, "Enter").iter().all(|&c| c == 1), "{suffix}");
+        assert!(runs(&first, "NextIteration").iter().all(|&c| c == 5));
+        assert!(runs(&first, "Merge").iter().all(|&c| c == 6));
+        assert!(runs(&first, "Placeholder") == [1]);
+        for n in &first.nodes {
+            assert!(n.ms >= 0.0 && n.ms.is_finite(), "{}", n.name);
+            for o in &n.outputs {
+                let dtype = eager_wasm::DType::parse(o.dtype).unwrap();
+                assert_eq!(o.bytes, o.shape.iter().product::<usize>() * dtype.size_of());
+            }
+            // A kernel node reports a lookup, a control-flow node none; each passes its value.
+            let flow = [
+                "Enter",
+                "Merge",
+                "Switch",
+                "LoopCond",
+                "NextIteration",
+                "Exit",
+            ];
+            assert_eq!(
+                flow.contains(&n.op),
+                n.cache.is_none() && n.op != "Placeholder"
+            );
+            assert!(!n.outputs.is_empty(), "{}", n.name);
+        }
+        // The loop body's matmul, with its shape in the last step: [batch 2, 3 gates x 8 units].
+        let matmul = first.nodes.iter().find(|n| n.op == "MatMul").unwrap();
+        assert_eq!(
+            (matmul.count, &matmul.outputs[0].shape[..]),
+            (5, &[2, 24][..])
+        );
+        // By op: every run counted once.
+        let by_op = first.by_op();
+        let counted: usize = by_op.iter().map(|o| o.count).sum();
+        assert_eq!(counted, first.nodes.iter().map(|n| n.count).sum::<usize>());
+        assert_eq!(by_op.iter().find(|o| o.op == "Tanh").unwrap().count, 5);
+        assert!(first.total_ms <= first.wall_ms + 1e-9);
+        // A miss in any iteration shows (the first); the second profile finds every kernel.
+        assert_eq!(
+            first.nodes.iter().find(|n| n.op == "Tanh").unwrap().cache,
+            Some("miss")
+        );
+        assert!(second.nodes.iter().all(|n| n.cache != Some("miss")));
+        assert_eq!(
+            second
+                .nodes
+                .iter()
+                .map(|n| (&n.name, n.count))
+                .collect::<Vec<_>>(),
+            first
+                .nodes
+                .iter()
+                .map(|n| (&n.name, n.count))
+                .collect::<Vec<_>>()
+        );
+        // What predict returns is what the output node made.
+        let got = gru.predict(&mut ctx, inputs.clone()).unwrap();
+        let (node, _) = gru.outputs()[0].tensor_name.rsplit_once(':').unwrap();
+        let out = first.nodes.iter().find(|n| n.name == node).unwrap();
+        assert_eq!(out.outputs[0].shape, got[0].dims());
+        drop(got);
+        gru.dispose(&mut ctx);
+        drop(inputs);
+
+        // Nested loops with a cond inside: the outer loop runs 4 times, the inner one i + 1
+        // times in outer step i (10 runs, 14 condition checks), its `then` branch 6 of them
+        // (even j), its `else` branch (the only Sub) 4; untaken runs are not counted.
+        let (mut nested, inputs, _) = load(&mut ctx, &name("nested_loop"));
+        let p = profile(&mut ctx, &nested, &inputs);
+        let mut loop_conds = runs(&p, "LoopCond");
+        loop_conds.sort();
+        assert_eq!(loop_conds, [5, 14], "{suffix}");
+        assert_eq!(runs(&p, "FloorMod"), [10], "{suffix}");
+        assert_eq!(runs(&p, "Sub"), [4], "{suffix}");
+        let mut muls = runs(&p, "Mul");
+        muls.sort();
+        assert_eq!(muls, [4, 6], "{suffix}");
+        nested.dispose(&mut ctx);
+        drop(inputs);
+
+        // A data-dependent trip count: the condition ran once more than the `steps` TF returned.
+        let (mut dynamic, inputs, _) = load(&mut ctx, &name("dynamic_loop"));
+        let m = common::MODEL_FIXTURES
+            .iter()
+            .find(|m| m.name == name("dynamic_loop"))
+            .unwrap();
+        let (_, outputs) = common::reference(m.reference);
+        let steps = outputs.iter().find(|(k, _)| k == "steps").unwrap();
+        let steps = steps.1.as_slice::<i32>().unwrap()[0] as usize;
+        assert!(steps > 1);
+        let p = profile(&mut ctx, &dynamic, &inputs);
+        assert_eq!(runs(&p, "LoopCond"), [steps + 1], "{suffix}");
+        dynamic.dispose(&mut ctx);
+        drop((inputs, outputs));
+
+        // A cond: only the branch taken is in the profile.
+        for (model, taken, untaken) in [("cond", "Relu", "Tanh"), ("cond_false", "Tanh", "Relu")] {
+            let (mut m, inputs, _) = load(&mut ctx, &name(model));
+            let p = profile(&mut ctx, &m, &inputs);
+            assert_eq!(runs(&p, taken), [1], "{model}{suffix}");
+            assert_eq!(runs(&p, untaken), [0; 0], "{model}{suffix}");
+            m.dispose(&mut ctx);
+        }
+        // Everything the models and their profiles made is gone.
+        let m = ctx.memory();
+        assert_eq!((m.num_tensors, m.num_resources), (0, 0), "{suffix}");
+    }
 }

@@ -4,6 +4,7 @@ real tensorflowjs_converter, each with TF's output on a fixed seeded input.
 
     /tmp/tfenv/bin/python tools/gen_zoo.py [name ...]      # all by default (~5 min)
     /tmp/tfenv/bin/python tools/gen_zoo.py --fixtures      # only the committed small fixtures
+    /tmp/tfenv/bin/python tools/gen_zoo.py --no-onnx ...   # without the ONNX conversions
 
 Zoo models go to bench/models/zoo/<name>/{model.json, group1-shard*.bin, reference.json}
 (gitignored: up to 100 MB); `npm run bench` runs each one present. The three small hand-built
@@ -14,11 +15,20 @@ Pipeline as tools/gen_models.py (whose helpers this imports): Keras model -> Sav
 tensorflowjs_converter (tf_saved_model -> tfjs_graph_model), reference from the SavedModel's
 serving signature, and the converted graph re-run in TF (tools/tfjs_graph.py) must agree.
 Inputs are seeded normals rounded to multiples of 1/8 (short decimals in the JSON, exact in f32).
+
+The GRU (a text classifier whose recurrences are real while loops) is converted in both control-flow
+lowerings, as tools/gen_control_flow_models.py does: `<name>/` (v1: Switch/Merge/Enter/Exit) and
+`<name>_v2/` (`--control_flow_v2=True`: functional While); only v1 is re-run in TF.
+
+Every zoo model is also converted to ONNX with tf2onnx (`pip install tf2onnx onnx onnxruntime` into
+the venv) into `<dir>/model.onnx`, run in onnxruntime on the same input and kept only if it agrees
+with TF (the benchmark runs it in onnxruntime-web); a model tf2onnx cannot convert gets none.
 """
 
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -157,6 +167,21 @@ def build_unet(size=128):
     return m, {"x": image_input(size, 233)}
 
 
+def build_gru(seq=32, vocab=2000, dim=64, units=96, classes=8, batch=1):
+    """GRU text classifier: token ids -> Embedding -> GRU (all steps) -> GRU -> Dense logits. Both
+    GRUs are `unroll=False`: each recurrence is a while loop over the time steps."""
+    G.seed(34)
+    # Named layers: node names don't depend on what else the process built before.
+    x = keras.Input((seq,), dtype="int32", name="x")
+    h = L.Embedding(vocab, dim, name="embedding")(x)
+    h = L.GRU(units, return_sequences=True, name="gru_steps")(h)
+    h = L.GRU(units, name="gru_last")(h)
+    y = L.Dense(classes, name="y")(h)
+    m = randomize(keras.Model(x, y, name="gru_text"), 134)
+    rng = np.random.default_rng(234)
+    return m, {"x": rng.integers(0, vocab, size=(batch, seq)).astype(np.int32)}
+
+
 def _apps():
     A = keras.applications
     return {
@@ -173,49 +198,101 @@ SMALL = {
     "landmarks": (build_landmarks, 192, 96),
     "unet": (build_unet, 128, 64),
 }
+# Hand-built models without a fixture of their own.
+MORE = {
+    "blazeface_256": lambda: build_blazeface(256),
+}
+# Control-flow models: (zoo build, fixture build), each written in both lowerings.
+LOOPS = {
+    "gru": (build_gru, lambda: build_gru(seq=7, vocab=50, dim=6, units=10, classes=3, batch=2)),
+}
+LOWERINGS = (("", []), ("_v2", ["--control_flow_v2=True"]))
 
 
-def generate(name, build, dest, tmp):
+def generate(name, build, dest, tmp, onnx=False, lowerings=LOWERINGS[:1]):
+    """Builds, saves and converts one model into `dest` + suffix per lowering; returns the weight
+    bytes of the last conversion."""
     obj, inputs = build()
     sdir = os.path.join(tmp, name + "_saved")
     G.save(obj, sdir)
     outs, fn = G.reference(sdir, inputs)
-    cdir = os.path.join(tmp, name + "_tfjs")
-    G.convert(sdir, cdir)
-    G.install(cdir, dest)
-    mj = json.load(open(os.path.join(dest, "model.json")))
-    ref_in, ref_out = G.map_keys(mj, fn, inputs, outs)
-    G.write_reference(os.path.join(dest, "reference.json"), ref_in, ref_out)
-    size = sum(os.path.getsize(os.path.join(dest, p)) for g in mj["weightsManifest"] for p in g["paths"])
-    print("%s: %d nodes, %d weight bytes, ops: %s" % (
-        name, len(mj["modelTopology"]["node"]), size, " ".join(G.model_ops(mj))), flush=True)
-    G.check_close(name, G.tfjs_graph.run_model(dest, ref_in), ref_out, rtol=1e-4, atol=1e-5)
+    for suffix, extra in lowerings:
+        cdir = os.path.join(tmp, name + suffix + "_tfjs")
+        G.convert(sdir, cdir, extra)
+        to = dest + suffix
+        G.install(cdir, to)
+        mj = json.load(open(os.path.join(to, "model.json")))
+        ref_in, ref_out = G.map_keys(mj, fn, inputs, outs)
+        G.write_reference(os.path.join(to, "reference.json"), ref_in, ref_out)
+        size = sum(os.path.getsize(os.path.join(to, p)) for g in mj["weightsManifest"] for p in g["paths"])
+        print("%s: %d nodes, %d weight bytes, ops: %s" % (
+            name + suffix, len(mj["modelTopology"]["node"]), size, " ".join(G.model_ops(mj))), flush=True)
+        if not mj["modelTopology"].get("library", {}).get("function"):
+            G.check_close(name, G.tfjs_graph.run_model(to, ref_in), ref_out, rtol=1e-4, atol=1e-5)
+        if onnx:
+            to_onnx(sdir, to, ref_in, ref_out, tmp)
     return size
+
+
+def to_onnx(sdir, dest, ref_in, ref_out, tmp):
+    """tf2onnx's conversion of the SavedModel into dest/model.onnx, kept if onnxruntime's outputs
+    match TF's (inputs and outputs named by the model.json signature keys, as tf2onnx names them
+    after the SavedModel signature)."""
+    path = os.path.join(dest, "model.onnx")
+    if os.path.exists(path):
+        os.remove(path)
+    out = os.path.join(tmp, "model.onnx")
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="0", TF_CPP_MIN_LOG_LEVEL="2")
+    cmd = [sys.executable, "-m", "tf2onnx.convert", "--saved-model", sdir, "--output", out,
+           "--opset", "17"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        tail = (r.stdout + r.stderr).strip().splitlines()[-3:]
+        print("  tf2onnx failed, no ONNX: %s" % " | ".join(tail), flush=True)
+        return
+    import onnxruntime
+    sess = onnxruntime.InferenceSession(out, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    missing = [k for k in ref_out if k not in names]
+    if missing or {i.name for i in sess.get_inputs()} != set(ref_in):
+        print("  ONNX names %s / %s do not match the signature keys: no ONNX" % (
+            [i.name for i in sess.get_inputs()], names), flush=True)
+        return
+    got = dict(zip(names, sess.run(None, dict(ref_in))))
+    G.check_close(dest + " (onnxruntime)", got, ref_out, rtol=1e-4, atol=1e-5)
+    shutil.copy(out, path)
+    print("  ONNX: %d bytes, matches TF in onnxruntime" % os.path.getsize(path), flush=True)
 
 
 def main(argv):
     fixtures_only = "--fixtures" in argv
+    onnx = "--no-onnx" not in argv
     names = [a for a in argv if not a.startswith("--")]
     apps = _apps()
-    everything = list(SMALL) + list(apps)
-    wanted = names or (list(SMALL) if fixtures_only else everything)
+    everything = list(SMALL) + list(LOOPS) + list(MORE) + list(apps)
+    wanted = names or (list(SMALL) + list(LOOPS) if fixtures_only else everything)
     unknown = [n for n in wanted if n not in everything]
     if unknown:
         raise SystemExit("unknown model(s) %s; known: %s" % (unknown, " ".join(everything)))
     tmp = tempfile.mkdtemp(prefix="gen_zoo_")
     try:
         for name in wanted:
-            if name in SMALL:
-                build, size, fixture_size = SMALL[name]
-                n = generate("zoo_" + name, lambda: build(fixture_size),
-                             os.path.join(G.OUT, "zoo_" + name), tmp)
+            if name in SMALL or name in LOOPS:
+                if name in SMALL:
+                    build, size, fixture_size = SMALL[name]
+                    small, full, forms = (lambda: build(fixture_size)), (lambda: build(size)), LOWERINGS[:1]
+                else:
+                    (full, small), forms = LOOPS[name], LOWERINGS
+                n = generate("zoo_" + name, small, os.path.join(G.OUT, "zoo_" + name), tmp,
+                             lowerings=forms)
                 # Committed, single shard (tests/common embeds group1-shard1of1.bin).
                 assert n < 300_000, ("fixture too large", name, n)
                 if fixtures_only:
                     continue
-                generate(name, lambda: build(size), os.path.join(ZOO, name), tmp)
+                generate(name, full, os.path.join(ZOO, name), tmp, onnx, forms)
             else:
-                generate(name, apps[name], os.path.join(ZOO, name), tmp)
+                build = MORE.get(name) or apps[name]
+                generate(name, build, os.path.join(ZOO, name), tmp, onnx)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     G.write_coverage()

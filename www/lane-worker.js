@@ -6,7 +6,7 @@
 //
 // Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights, layers }, rate, maxLoads, running, profile }
 //               run | pause | rate { rate } | maxLoads { maxLoads } | cache { options }
-// Messages out: ready { inputs, outputs, profile: { byOp, totalMs, nodes } | { error } | null } | batch { samples, stats, ... } | error { message, code }
+// Messages out: ready { inputs, outputs, profile: { byOp, totalMs, nodes, runs } | { error } | null } | batch { samples, stats, ... } | error { message, code }
 //               (stats.byOp: per-op figures for the card's cache inspector)
 
 // A sample is 7 numbers, in the order of SAMPLE_FIELDS in lanes.js.
@@ -210,7 +210,8 @@ onmessage = async ({ data }) => {
           try {
             probe.profile(inputs);
             profile = probe.profile(inputs);
-            profile = { byOp: profile.byOp, totalMs: profile.totalMs, nodes: profile.nodes.length };
+            const runs = profile.nodes.reduce((s, n) => s + n.count, 0);
+            profile = { byOp: profile.byOp, totalMs: profile.totalMs, nodes: profile.nodes.length, runs };
           } catch (e) {
             profile = { error: e?.message ?? String(e) };
           }

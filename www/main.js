@@ -16,6 +16,7 @@ const SAMPLES = [
   { id: 'mlp_float16', label: 'MLP, float16-quantized weights' },
   { id: 'mlp_uint8', label: 'MLP, uint8-quantized weights' },
   { id: 'lstm', label: 'LSTM (30 variables)' },
+  { id: 'zoo_gru', label: 'GRU text classifier: two while loops (control flow)' },
   { id: 'activations', label: 'Activations MLP (17 variables)' },
   { id: 'conv_variants', label: 'Convolution variants (24 variables)' },
   { id: 'layer_norm_keras', label: 'Layer norm (18 variables)' },
@@ -309,7 +310,9 @@ function renderProfile(p) {
     caption.textContent = `No profile: ${p.error}`;
     return;
   }
-  caption.textContent = `One predict, ${p.nodes} ${state.model?.summary?.layers ? 'layer calls' : 'nodes'}, ${p.totalMs.toFixed(2)} ms in kernels (model.profile(), kernels cached).`;
+  // A loop's nodes are listed once with their runs (all its iterations).
+  const loops = p.runs > p.nodes ? ` (${p.runs} runs: loop iterations counted)` : '';
+  caption.textContent = `One predict, ${p.nodes} ${state.model?.summary?.layers ? 'layer calls' : 'nodes'}${loops}, ${p.totalMs.toFixed(2)} ms in kernels (model.profile(), kernels cached).`;
   for (const o of p.byOp.slice(0, 8)) {
     const tr = document.createElement('tr');
     for (const text of [o.op, String(o.count), o.ms.toFixed(3), `${(o.share * 100).toFixed(1)}%`]) {

@@ -276,7 +276,7 @@ impl WasmModel {
     }
 
     /// `predict` with every node timed by `performance.now()` (the outputs are disposed). Returns
-    /// `[json, ms, wallMs]`: `json` is `[{name, op, outputs, cache}]` per node, `ms` a
+    /// `[json, ms, wallMs]`: `json` is `[{name, op, count, outputs, cache}]` per node, `ms` a
     /// Float64Array of their times (numbers: no float formatting in wasm); JS sums by op type.
     /// A layers model reports one step per layer call.
     pub fn profile(&self, names: &Array) -> JsResult<Array> {
@@ -284,6 +284,7 @@ impl WasmModel {
         struct Node<'a> {
             name: &'a str,
             op: &'a str,
+            count: usize,
             outputs: &'a [crate::model::profile::OutputProfile],
             cache: Option<&'a str>,
         }
@@ -301,6 +302,7 @@ impl WasmModel {
                 .map(|n| Node {
                     name: &n.name,
                     op: n.op,
+                    count: n.count,
                     outputs: &n.outputs,
                     cache: n.cache,
                 })

@@ -6,6 +6,7 @@
 //! Graphs without these ops never come here (they keep the static schedule).
 
 use super::executor::step;
+use super::profile::Profiler;
 use super::{LoadedGraph, NodeKind};
 use crate::eager::EagerContext;
 use crate::hash::FastBuild;
@@ -45,6 +46,18 @@ impl FlowOp {
             "LoopCond" if op == "LoopCond" => FlowOp::LoopCond,
             _ => return None,
         })
+    }
+
+    /// Its op name, for profiles.
+    pub fn name(self) -> &'static str {
+        match self {
+            FlowOp::Enter { .. } => "Enter",
+            FlowOp::Exit => "Exit",
+            FlowOp::Switch => "Switch",
+            FlowOp::Merge => "Merge",
+            FlowOp::NextIteration => "NextIteration",
+            FlowOp::LoopCond => "LoopCond",
+        }
     }
 }
 
@@ -184,7 +197,8 @@ struct Run<'g> {
 /// Runs a graph with control flow. `max_iterations` bounds loop iterations (all loops of this run
 /// together, each new loop instance counting as one).
 /// `fetch`: (position, output) pairs to return instead of the signature outputs; values are
-/// taken in the root frame.
+/// taken in the root frame. `probe`, when given, times every live node run (dead ones run
+/// nothing).
 pub fn run(
     ctx: &mut EagerContext,
     g: &LoadedGraph,
@@ -192,6 +206,7 @@ pub fn run(
     feeds: &[Option<Tensor>],
     max_iterations: u64,
     fetch: Option<&[(usize, usize)]>,
+    mut probe: Option<&mut Profiler>,
 ) -> Result<Vec<Tensor>> {
     let fetch = fetch.unwrap_or(&g.outputs);
     let mut r = Run {
@@ -237,7 +252,21 @@ pub fn run(
                     r.limit
                 ))
             })?;
-            r.fire(ctx, feeds, item)?;
+            let node = item.node as usize;
+            let is_flow = matches!(g.nodes[node].kind, NodeKind::Flow(_));
+            // A control-flow node is timed here (its handoff; it passes on its first live input),
+            // a kernel node around its step in `fire`. One call site: `fire` inlines.
+            let flow_mark = match probe.as_deref() {
+                Some(pr) if is_flow && !item.dead => {
+                    Some((pr.start(ctx), item.args.iter().flatten().next().cloned()))
+                }
+                _ => None,
+            };
+            let kernel_probe = probe.as_deref_mut().filter(|_| !is_flow);
+            r.fire(ctx, feeds, item, kernel_probe)?;
+            if let (Some(pr), Some((mark, passed))) = (probe.as_deref_mut(), flow_mark) {
+                pr.record(ctx, g, node, mark, passed.as_slice());
+            }
         }
         if !r.finish_dead_exits() {
             break;
@@ -267,6 +296,7 @@ impl Run<'_> {
         ctx: &mut EagerContext,
         feeds: &[Option<Tensor>],
         item: Ready,
+        probe: Option<&mut Profiler>,
     ) -> Result<()> {
         let Ready {
             node,
@@ -294,7 +324,11 @@ impl Run<'_> {
                         g.name(p)
                     ))
                 })?;
+            let mark = probe.as_deref().map(|pr| pr.start(ctx));
             let outs = step(ctx, g, p, feeds, &live)?;
+            if let (Some(pr), Some(mark)) = (probe, mark) {
+                pr.record(ctx, g, p, mark, &outs);
+            }
             drop(live);
             let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();
             return self.propagate(p, tag, &outs, false);

@@ -199,19 +199,13 @@ impl GraphModel {
     }
 
     /// Runs the model as `predict` does, timing every node with `clock` (milliseconds, monotonic);
-    /// the outputs are dropped. Graphs with control flow are not profiled yet (Unimplemented).
+    /// the outputs are dropped. A node in a loop is one entry for all its iterations.
     pub fn profile(
         &self,
         ctx: &mut EagerContext,
         feeds: Vec<(String, Tensor)>,
         clock: &dyn Fn() -> f64,
     ) -> Result<profile::Profile> {
-        let loaded = self.loaded.as_ref().ok_or_else(disposed)?;
-        if loaded.flow.is_some() {
-            return Err(crate::status::unimplemented(
-                "profile() of a model with control flow (its nodes run in a dynamic schedule)",
-            ));
-        }
         profile::Profiler::measure(clock, |probe| {
             self.run(ctx, feeds, None, Some(probe)).map(drop)
         })
@@ -250,7 +244,7 @@ impl GraphModel {
             None => executor::run(ctx, loaded, &ordered, fetch, probe),
             Some(f) => {
                 let limit = ctx.max_loop_iterations();
-                flow::run(ctx, loaded, f, &ordered, limit, fetch)
+                flow::run(ctx, loaded, f, &ordered, limit, fetch, probe)
             }
         };
         ctx.enter_scope(previous);

@@ -16,17 +16,26 @@ pub struct OutputProfile {
     pub bytes: usize,
 }
 
-/// One executed node, in execution order.
+/// One executed node, in order of its first run. A node inside a loop is one entry for all its
+/// iterations (`count` runs, `ms` their total): a GRU over 100 steps reads as its graph, each
+/// node with its cost over the whole sequence, not as 100 copies of the loop body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeProfile {
     pub name: String,
     /// The op that ran: the kernel's op; `Placeholder` / `Const` for feeds and inline constants,
     /// `ReadVariableOp` for weights (restored as variables, read on each run).
     pub op: &'static str,
+    /// Total over its `count` runs.
     pub ms: f64,
+    /// Times it ran: 1, or the iterations of the loops around it (dead, i.e. untaken, runs not
+    /// counted).
+    pub count: usize,
+    /// Of its last run. A control-flow node (`Enter`, `Merge`, `Switch`...) lists the value it
+    /// passed on (not a copy).
     pub outputs: Vec<OutputProfile>,
     /// `"hit"`, `"miss"` (kernel made and cached), `"bypass"` (op excluded from the cache), or
-    /// `None` for nodes that run no kernel (feeds, inline constants).
+    /// `None` for nodes that run no kernel (feeds, inline constants, control flow). Over several
+    /// runs, the costliest: a miss if any run missed, then bypass, then hit.
     pub cache: Option<&'static str>,
 }
 
@@ -34,6 +43,7 @@ pub struct NodeProfile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpProfile {
     pub op: &'static str,
+    /// Runs of its nodes (loop iterations counted).
     pub count: usize,
     pub ms: f64,
     /// Of `Profile::total_ms`, in [0, 1].
@@ -57,12 +67,12 @@ impl Profile {
         for n in &self.nodes {
             match by_op.iter_mut().find(|o| o.op == n.op) {
                 Some(o) => {
-                    o.count += 1;
+                    o.count += n.count;
                     o.ms += n.ms;
                 }
                 None => by_op.push(OpProfile {
                     op: n.op,
-                    count: 1,
+                    count: n.count,
                     ms: n.ms,
                     share: 0.0,
                 }),
@@ -90,6 +100,9 @@ pub(crate) struct Mark {
 pub(crate) struct Profiler<'c> {
     clock: &'c dyn Fn() -> f64,
     nodes: Vec<NodeProfile>,
+    /// Per graph position, its entry in `nodes` + 1 (0: not run yet), so that a node run again
+    /// (in a loop) adds to its entry.
+    entry_of: Vec<u32>,
 }
 
 impl<'c> Profiler<'c> {
@@ -97,6 +110,7 @@ impl<'c> Profiler<'c> {
         Profiler {
             clock,
             nodes: Vec::new(),
+            entry_of: Vec::new(),
         }
     }
 
@@ -112,7 +126,8 @@ impl<'c> Profiler<'c> {
         }
     }
 
-    /// Records node `p` of `g`, started at `mark`, which made `outs`.
+    /// Records a run of node `p` of `g`, started at `mark`, which made `outs`; a node that ran
+    /// before (in an earlier loop iteration) adds to its entry.
     pub fn record(
         &mut self,
         ctx: &EagerContext,
@@ -121,18 +136,44 @@ impl<'c> Profiler<'c> {
         mark: Mark,
         outs: &[Tensor],
     ) {
+        if self.entry_of.len() != g.nodes.len() {
+            self.entry_of = vec![0; g.nodes.len()];
+        }
         let op = match &g.nodes[p].kind {
             NodeKind::Feed(_) => "Placeholder",
             NodeKind::Constant(_) => "Const",
             NodeKind::Variable { .. } => "ReadVariableOp",
             NodeKind::FeedOr { def, .. } | NodeKind::Op { def, .. } => def.name,
-            NodeKind::Flow(_) => "ControlFlow",
+            NodeKind::Flow(f) => f.name(),
         };
-        self.record_named(ctx, g.name(p), op, mark, outs.iter());
+        let run = self.measure_step(ctx, g.name(p), op, mark, outputs(outs.iter()));
+        match self.entry_of[p] {
+            0 => {
+                self.nodes.push(run);
+                self.entry_of[p] = self.nodes.len() as u32;
+            }
+            e => {
+                let n = &mut self.nodes[e as usize - 1];
+                n.ms += run.ms;
+                n.count += 1;
+                n.outputs = run.outputs;
+                // The costliest lookup of its runs: miss, then bypass, then hit.
+                let rank = |c: Option<&str>| match c {
+                    Some("miss") => 3,
+                    Some("bypass") => 2,
+                    Some(_) => 1,
+                    None => 0,
+                };
+                if rank(run.cache) > rank(n.cache) {
+                    n.cache = run.cache;
+                }
+            }
+        }
     }
 
-    /// Records a step named `name` (a graph node, or a layer of a layers model, whose `op` is the
-    /// layer kind and whose lookups are those of every op it ran), started at `mark`.
+    /// Records a step named `name` (a layer of a layers model, whose `op` is the layer kind and
+    /// whose lookups are those of every op it ran), started at `mark`.
+    #[cfg(feature = "layers")]
     pub fn record_named<'t>(
         &mut self,
         ctx: &EagerContext,
@@ -141,11 +182,23 @@ impl<'c> Profiler<'c> {
         mark: Mark,
         outs: impl Iterator<Item = &'t Tensor>,
     ) {
+        let run = self.measure_step(ctx, name, op, mark, outputs(outs));
+        self.nodes.push(run);
+    }
+
+    fn measure_step(
+        &self,
+        ctx: &EagerContext,
+        name: &str,
+        op: &'static str,
+        mark: Mark,
+        outputs: Vec<OutputProfile>,
+    ) -> NodeProfile {
         let ms = self.now() - mark.t0;
         let (h0, m0, b0) = mark.lookups;
         let (h1, m1, b1) = ctx.cache_lookups();
         // A miss outweighs hits: the node paid for making a kernel. No lookup at all: a feed, an
-        // inline constant, or a fed PlaceholderWithDefault.
+        // inline constant, a fed PlaceholderWithDefault or a control-flow node.
         let cache = if m1 > m0 {
             Some("miss")
         } else if b1 > b0 {
@@ -155,19 +208,14 @@ impl<'c> Profiler<'c> {
         } else {
             None
         };
-        self.nodes.push(NodeProfile {
+        NodeProfile {
             name: name.to_string(),
             op,
             ms,
-            outputs: outs
-                .map(|t| OutputProfile {
-                    dtype: t.dtype().name(),
-                    shape: t.dims().to_vec(),
-                    bytes: t.byte_len(),
-                })
-                .collect(),
+            count: 1,
+            outputs,
             cache,
-        });
+        }
     }
 
     /// Runs `run` with a fresh profiler on `clock` and returns what it recorded, with the whole
@@ -189,4 +237,13 @@ impl<'c> Profiler<'c> {
             wall_ms,
         }
     }
+}
+
+fn outputs<'t>(outs: impl Iterator<Item = &'t Tensor>) -> Vec<OutputProfile> {
+    outs.map(|t| OutputProfile {
+        dtype: t.dtype().name(),
+        shape: t.dims().to_vec(),
+        bytes: t.byte_len(),
+    })
+    .collect()
 }

@@ -357,6 +357,9 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("zoo_blazeface"),
     model_fixture!("zoo_landmarks"),
     model_fixture!("zoo_unet"),
+    // The zoo's GRU text classifier (two while loops), small, in both lowerings.
+    model_fixture!("zoo_gru"),
+    model_fixture!("zoo_gru_v2"),
     // Unfused chains the loader's fusion pass folds (tools/gen_fusion_models.py).
     model_fixture!("unfused_chains"),
     model_fixture!("swish_chains"),

@@ -246,7 +246,7 @@ test('mobilenet: same story on a CNN', { timeout: 300_000 }, async (t) => {
   const notes = await laneNotes(page);
   await page.screenshot({ path: join(artifacts, 'demo-mobilenet.png'), fullPage: true });
   for (const l of LANES) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
-  // The profile table: the model's top ops by time, each row op / nodes / ms / share.
+  // The profile table: the model's top ops by time, each row op / runs / ms / share.
   const rows = await page.$$eval('#profile:not([hidden]) tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
   assert.ok(rows.length >= 3 && rows.every((r) => r.length === 4 && r[0] !== '' && r[3].endsWith('%')), JSON.stringify(rows));
   assertStory(snapshots, { variables: variablesOf('mobilenet'), early: 10, mid: 15, late: 30 });

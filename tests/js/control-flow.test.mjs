@@ -13,7 +13,7 @@ function feeds(ctx, reference) {
   return out;
 }
 
-for (const name of ['gru', 'gru_v2', 'nested_loop', 'nested_loop_v2', 'dynamic_loop', 'dynamic_loop_v2']) {
+for (const name of ['gru', 'gru_v2', 'zoo_gru', 'zoo_gru_v2', 'nested_loop', 'nested_loop_v2', 'dynamic_loop', 'dynamic_loop_v2']) {
   test(`${name}: executeAsync matches TF and leaves no tensor or resource behind`, async () => {
     const ctx = new EagerContext();
     const { modelJson, shards, reference } = loadFixture(name);

@@ -81,7 +81,7 @@ for (const name of ['zoo_blazeface', 'mobilenet']) {
   });
 }
 
-test('profile: bad feeds are typed errors; control-flow models say Unimplemented (layers models: layers.test.mjs)', async () => {
+test('profile: bad feeds are typed errors (layers models: layers.test.mjs)', async () => {
   const ctx = new EagerContext();
   const { modelJson, shards, reference } = loadFixture('mlp');
   const model = await ctx.loadGraphModel({ modelJson, weights: shards });
@@ -90,11 +90,51 @@ test('profile: bad feeds are typed errors; control-flow models say Unimplemented
   const feeds = input(ctx, reference);
   assert.ok(model.profile(feeds).nodes.length > 0);
   model.dispose();
-
-  const loop = loadFixture('dynamic_loop');
-  const looped = await ctx.loadGraphModel({ modelJson: loop.modelJson, weights: loop.shards });
-  throwsCode(() => looped.profile(input(ctx, loop.reference)), 'Unimplemented', /control flow/);
-  looped.dispose();
-
+  for (const t of Object.values(feeds)) t.dispose();
   ctx.dispose();
 });
+
+for (const name of ['gru', 'gru_v2']) {
+  test(`${name}: profile of a while loop lists each node once with its runs; nothing leaked`, async () => {
+    const ctx = new EagerContext();
+    const { modelJson, shards, reference } = loadFixture(name);
+    const model = await ctx.loadGraphModel({ modelJson, weights: shards });
+    const feeds = input(ctx, reference);
+    const first = model.profile(feeds);
+    const second = model.profile(feeds);
+    assert.equal(new Set(first.nodes.map((n) => n.name)).size, first.nodes.length, 'a node listed twice');
+    // 5 time steps: the condition is checked 6 times, the body runs 5, the rest once.
+    const runs = (p, op) => p.nodes.filter((n) => n.op === op).map((n) => n.count);
+    assert.deepEqual(runs(first, 'LoopCond'), [6]);
+    assert.deepEqual(runs(first, 'Tanh'), [5]);
+    assert.ok(runs(first, 'NextIteration').every((c) => c === 5));
+    assert.ok(runs(first, 'Exit').length > 0 && runs(first, 'Exit').every((c) => c === 1));
+    assert.deepEqual(runs(first, 'Placeholder'), [1]);
+    const matmul = first.nodes.find((n) => n.op === 'MatMul');
+    assert.deepEqual([matmul.count, matmul.outputs[0].shape], [5, [2, 24]]);
+    // By op: runs, not nodes.
+    const tanh = first.byOp.find((o) => o.op === 'Tanh');
+    assert.equal(tanh.count, 5);
+    assert.equal(first.byOp.reduce((s, o) => s + o.count, 0), first.nodes.reduce((s, n) => s + n.count, 0));
+    assert.ok(first.nodes.filter((n) => ['Enter', 'Merge', 'Switch', 'NextIteration', 'Exit'].includes(n.op)).every((n) => n.cache === null));
+    assert.equal(first.nodes.find((n) => n.op === 'Tanh').cache, 'miss');
+    assert.equal(second.nodes.filter((n) => n.cache === 'miss').length, 0);
+    assert.ok(first.totalMs > 0 && first.totalMs <= first.wallMs + 1e-9);
+    // The output node made what predict returns, which matches TF.
+    const y = model.predict(feeds);
+    const [node] = model.outputs[0].tensorName.split(':');
+    assert.deepEqual(first.nodes.find((n) => n.name === node).outputs[0].shape, y.shape);
+    closeTo(y.dataSync(), Object.values(reference.outputs)[0].data, 1e-5, 1e-4);
+    y.dispose();
+
+    const before = ctx.memory();
+    model.profile(feeds);
+    const after = ctx.memory();
+    assert.equal(after.heapBytes, before.heapBytes);
+    assert.equal(after.numTensors, before.numTensors);
+    model.dispose();
+    for (const t of Object.values(feeds)) t.dispose();
+    assert.equal(ctx.memory().numTensors, 0);
+    ctx.dispose();
+  });
+}
