@@ -3,10 +3,12 @@
 
 mod dtype;
 mod handle;
+mod packed;
 mod shape;
 
 pub use dtype::DType;
 pub use handle::ResourceHandle;
+pub use packed::{live_packed, Packed, PackedLayout};
 pub use shape::{Shape, MAX_ELEMENTS};
 
 use crate::status::{invalid_argument, resource_exhausted, Result};
@@ -73,6 +75,9 @@ pub fn live_tensors() -> (usize, usize) {
 #[derive(Debug)]
 pub struct Buffer {
     data: Data,
+    /// A kernel layout of `data`, when a model load made one (`packed.rs`); boxed: most buffers
+    /// never have one.
+    packed: std::cell::OnceCell<Box<Packed>>,
 }
 
 impl Buffer {
@@ -80,7 +85,10 @@ impl Buffer {
         let bytes = data.byte_len();
         LIVE_TENSORS.with(|c| c.set(c.get() + 1));
         LIVE_TENSOR_BYTES.with(|c| c.set(c.get() + bytes));
-        Buffer { data }
+        Buffer {
+            data,
+            packed: std::cell::OnceCell::new(),
+        }
     }
 }
 
@@ -299,6 +307,17 @@ impl Tensor {
             shape,
             buffer: self.buffer.clone(),
         })
+    }
+
+    /// The packed copy of this tensor's buffer, if one was attached.
+    pub fn packed(&self) -> Option<&Packed> {
+        self.buffer.packed.get().map(|p| &**p)
+    }
+
+    /// Attaches a packed copy to the buffer (and so to every tensor viewing it), to live and die
+    /// with it; false (and `p` dropped) when the buffer already has one.
+    pub fn attach_packed(&self, p: Packed) -> bool {
+        self.buffer.packed.set(Box::new(p)).is_ok()
     }
 
     /// True when both tensors view one buffer.
