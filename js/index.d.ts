@@ -259,9 +259,9 @@ export interface EagerContextOptions {
    */
   maxLoopIterations?: number;
   /**
-   * Pack the weights of convolutions and matrix products into their kernels' layout once, when a
-   * graph model loads, instead of on every call: faster predicts, and those weights take about
-   * twice their memory (memory().packedBytes). Default true.
+   * Let a graph model's convolutions and matrix products pack their weights into the kernels'
+   * layout once, on first use, instead of on every call: faster predicts, and a packed weight takes
+   * about twice its memory (memory().packedBytes). Default true.
    */
   packWeights?: boolean;
 }
@@ -335,7 +335,7 @@ export interface MemoryInfo {
   cacheEntries: number;
   cacheBytes: number;
   /**
-   * Weights packed into a kernel layout when a model loaded (instance-wide, as tensors): each
+   * Model weights packed into a kernel layout by their first use (instance-wide, as tensors): each
    * lives as long as its weight (model dispose, variable destroy or assign frees it).
    */
   numPacked: number;

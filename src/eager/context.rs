@@ -39,8 +39,9 @@ pub struct ContextOptions {
     /// Loop iterations one model run may take (all its loops together), so a model that loops
     /// forever ends with `ResourceExhausted` instead of hanging.
     pub max_loop_iterations: u64,
-    /// Pack the weights of convolutions and matrix products into their kernels' layout when a
-    /// graph model loads (faster runs; those weights then take about twice their memory).
+    /// Let graph models' convolutions and matrix products pack their weights into the kernels'
+    /// layout once, on first use, instead of on every call (faster runs; a packed weight then
+    /// takes about twice its memory).
     pub pack_weights: bool,
 }
 

@@ -229,7 +229,7 @@ pub fn load<W: WeightSource + ?Sized>(
     let layout = assign_slots(&plan);
     let model = build_nodes(ctx, plan, layout, weights, progress)?;
     if let (true, Some(g)) = (ctx.packs_weights(), &model.loaded) {
-        super::pack::pack_weights(ctx, g);
+        super::pack::mark_weights(ctx, g);
     }
     Ok(model)
 }

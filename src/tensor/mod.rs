@@ -75,9 +75,11 @@ pub fn live_tensors() -> (usize, usize) {
 #[derive(Debug)]
 pub struct Buffer {
     data: Data,
-    /// A kernel layout of `data`, when a model load made one (`packed.rs`); boxed: most buffers
+    /// A kernel layout of `data`, once a kernel made one (`packed.rs`); boxed: most buffers
     /// never have one.
     packed: std::cell::OnceCell<Box<Packed>>,
+    /// A model weight its kernels may pack on first use.
+    packable: Cell<bool>,
 }
 
 impl Buffer {
@@ -88,6 +90,7 @@ impl Buffer {
         Buffer {
             data,
             packed: std::cell::OnceCell::new(),
+            packable: Cell::new(false),
         }
     }
 }
@@ -312,6 +315,16 @@ impl Tensor {
     /// The packed copy of this tensor's buffer, if one was attached.
     pub fn packed(&self) -> Option<&Packed> {
         self.buffer.packed.get().map(|p| &**p)
+    }
+
+    /// Marks the buffer as a model weight: a kernel that would pack it on every call packs it
+    /// once instead (and attaches the copy).
+    pub fn mark_packable(&self) {
+        self.buffer.packable.set(true);
+    }
+
+    pub fn is_packable(&self) -> bool {
+        self.buffer.packable.get()
     }
 
     /// Attaches a packed copy to the buffer (and so to every tensor viewing it), to live and die

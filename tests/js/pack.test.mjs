@@ -8,14 +8,18 @@ const { EagerContext } = api;
 const name = 'zoo_blazeface';
 const skip = fixtureMissingOps(name);
 
-/** Loads the fixture, predicts its reference input: the outputs' values and memory() while loaded. */
+/**
+ * Loads the fixture, predicts its reference input: the outputs' values, memory() after the load and
+ * after the predict (packing happens on a weight's first use).
+ */
 async function cycle(ctx) {
   const { modelJson, shards, reference } = loadFixture(name);
   const model = await ctx.loadGraphModel({ modelJson, weights: shards });
-  const loaded = ctx.memory();
+  const atLoad = ctx.memory();
   const [key] = Object.keys(reference.inputs);
   const x = ctx.tensor(Float32Array.from(reference.inputs[key].data), reference.inputs[key].shape);
   const outs = model.predict(x);
+  const loaded = ctx.memory();
   const values = Object.values(outs).map((t) => {
     const v = t.dataSync();
     t.dispose();
@@ -23,14 +27,15 @@ async function cycle(ctx) {
   });
   x.dispose();
   model.dispose();
-  return { values, loaded };
+  return { values, atLoad, loaded };
 }
 
 test('memory() counts packed weights in their own row; dispose returns the heap to the byte', { skip: skip ?? false }, async () => {
   await settleGarbage();
   const ctx = new EagerContext();
   const first = await cycle(ctx); // kernels cached: the second cycle's heap compares exactly
-  // 18 convolutions, each with its own filter.
+  // 18 convolutions, each with its own filter, packed by the first predict.
+  assert.equal(first.atLoad.numPacked, 0);
   assert.equal(first.loaded.numPacked, 18);
   assert.ok(first.loaded.packedBytes > 0);
   const before = ctx.memory();

@@ -113,7 +113,7 @@ pub fn conv2d(
         .and_then(|v| v.checked_mul(ci))
         .ok_or_else(|| invalid_argument("Conv2D: filter too large"))?;
     with_output(dims, fusion, |out, epi| {
-        let b = weight_ref(filter, k, co, false)?;
+        let b = weight_ref(filter, k, co, false, m)?;
         let pointwise = kh == 1
             && kw == 1
             && p.strides == (1, 1)

@@ -130,7 +130,7 @@ pub fn conv2d_backprop_input(
     }
     let g = dy.f32s()?;
     // B = filter^T: [co, kh*kw*ci] read from the HWIO filter ([kh*kw*ci, co] row-major).
-    let b = weight_ref(filter, co, k, true)?;
+    let b = weight_ref(filter, co, k, true, m)?;
     let strip = (STRIP_FLOATS / k).clamp(1, m);
     let mut col = try_alloc::<f32>(strip * k)?;
     let ((pt, sh), (pl, sw)) = (geo[0], geo[1]);

@@ -138,9 +138,20 @@ pub fn pack_weight(t: &Tensor, rows: usize, cols: usize, transposed: bool) -> Re
     Ok(t.attach_packed(Packed::new(panel_layout(rows, cols, transposed), panels)))
 }
 
-/// The B operand `op(t)` of `rows x cols`, with the panels `pack_weight` attached when `t` has
-/// them for this very view.
-pub fn weight_ref(t: &Tensor, rows: usize, cols: usize, transposed: bool) -> Result<MatRef<'_>> {
+/// The B operand `op(t)` of `rows x cols` in a product with `m` rows, with the panels
+/// `pack_weight` attached when `t` has them for this very view. A weight marked packable is
+/// packed here, on the first product that would pack it (fewer than MR rows never do: `skinny`
+/// reads B as it is); if that fails, the product runs unpacked.
+pub fn weight_ref(
+    t: &Tensor,
+    rows: usize,
+    cols: usize,
+    transposed: bool,
+    m: usize,
+) -> Result<MatRef<'_>> {
+    if m >= MR && t.is_packable() && t.packed().is_none() {
+        let _ = pack_weight(t, rows, cols, transposed);
+    }
     let mut b = MatRef::new(t.f32s()?, rows, cols, transposed)?;
     if let Some(p) = t.packed() {
         let whole = cols.div_ceil(NR) * NR * rows;

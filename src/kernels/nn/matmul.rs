@@ -132,7 +132,7 @@ pub fn matmul_f32(
     with_output(vec![p.m, p.n], fusion, |out, epi| {
         gemm_into(
             MatRef::new(x, p.m, p.k, ta)?,
-            weight_ref(b, p.k, p.n, tb)?,
+            weight_ref(b, p.k, p.n, tb, p.m)?,
             out,
             epi,
             0,
