@@ -190,13 +190,8 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
         }
         return Ok(());
     }
-    if m < MR {
-        if let Some(panels) = b.panels {
-            return skinny_panels(a, panels, n, c, epilogue);
-        }
-        if b.cs == 1 || b.rs == 1 {
-            return skinny(a, b, c, epilogue);
-        }
+    if m < MR && (b.cs == 1 || b.rs == 1) {
+        return skinny(a, b, c, epilogue);
     }
     let kc_max = KC.min(k);
     let nc_max = NC.min(n).div_ceil(NR) * NR;
@@ -446,49 +441,6 @@ fn skinny(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>) -
                     .col(j)
                     .ok_or_else(|| internal("gemm column view out of range"))?;
                 *o = dot(&arow, col);
-            }
-        }
-        epilogue(i, 0, out);
-    }
-    Ok(())
-}
-
-/// `skinny` over prepacked panels of B (`n` columns): each panel's NR sums stay in registers
-/// over the whole depth. Products and sums in the order `skinny`'s row axpys take them (a product
-/// then a separate add, depth by depth), so both give the same bits.
-fn skinny_panels(
-    a: MatRef<'_>,
-    panels: &[f32],
-    n: usize,
-    c: &mut [f32],
-    epilogue: Epilogue<'_>,
-) -> Result<()> {
-    let k = a.cols;
-    let bad = || internal("gemm panel view out of range");
-    let mut arow = Vec::new();
-    for (i, out) in c.chunks_exact_mut(n).enumerate() {
-        arow.clear();
-        match a.row(i) {
-            Some(r) => arow.extend_from_slice(r),
-            None => arow.extend((0..k).map(|p| a.at(i, p))),
-        }
-        for (jp, seg) in out.chunks_mut(NR).enumerate() {
-            let panel = panels.get(jp * k * NR..(jp + 1) * k * NR).ok_or_else(bad)?;
-            let mut acc = [F4::splat(0.0); 2];
-            for (&s, bp) in arow.iter().zip(panel.chunks_exact(NR)) {
-                let (Ok(lo), Ok(hi)) = (
-                    <&[f32; 4]>::try_from(&bp[..4]),
-                    <&[f32; 4]>::try_from(&bp[4..]),
-                ) else {
-                    return Err(bad());
-                };
-                let s = F4::splat(s);
-                acc[0] = acc[0] + s * F4::load(lo);
-                acc[1] = acc[1] + s * F4::load(hi);
-            }
-            let (x0, x1) = (acc[0].to_array(), acc[1].to_array());
-            for (d, &v) in seg.iter_mut().zip(x0.iter().chain(&x1)) {
-                *d = v;
             }
         }
         epilogue(i, 0, out);
