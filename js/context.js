@@ -106,7 +106,8 @@ function keptTensors(result) {
 
 export class EagerContext {
   /**
-   * @param {object} [options] `{ cache: { maxEntries, maxBytes, exclude }, resourceNames }`
+   * @param {object} [options] `{ cache: { maxEntries, maxBytes, exclude }, resourceNames,
+   *   maxLoopIterations, packWeights }`
    */
   constructor(options) {
     ensureInit();
@@ -361,7 +362,7 @@ export class EagerContext {
 
   /**
    * `{ heapBytes, heapPeakBytes, wasmMemoryBytes, numTensors, tensorBytes, numResources,
-   *    resourceBytes, cacheEntries, cacheBytes }`
+   *    resourceBytes, cacheEntries, cacheBytes, numPacked, packedBytes }`
    */
   memory() {
     // Scopes at or below the current tidy depth are left over (a tidy that could not close its

@@ -117,4 +117,7 @@ pub struct MemoryReport {
     pub resource_bytes: usize,
     pub cache_entries: usize,
     pub cache_bytes: usize,
+    /// Packed weight copies of the instance (`tensor::Packed`) and their bytes.
+    pub num_packed: usize,
+    pub packed_bytes: usize,
 }

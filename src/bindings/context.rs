@@ -240,7 +240,7 @@ fn parse_options(v: &JsValue) -> Result<ContextOptions> {
     check_keys(
         v,
         "EagerContext",
-        &["cache", "resourceNames", "maxLoopIterations"],
+        &["cache", "resourceNames", "maxLoopIterations", "packWeights"],
     )?;
     let cache = get(v, "cache");
     let cache = if cache.is_undefined() {
@@ -269,10 +269,17 @@ fn parse_options(v: &JsValue) -> Result<ContextOptions> {
             }
         },
     };
+    let pack_weights = match get(v, "packWeights") {
+        p if p.is_undefined() => true,
+        p => p
+            .as_bool()
+            .ok_or_else(|| invalid_argument("packWeights must be a boolean"))?,
+    };
     Ok(ContextOptions {
         cache,
         resource_naming,
         max_loop_iterations,
+        pack_weights,
     })
 }
 

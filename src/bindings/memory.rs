@@ -36,6 +36,8 @@ pub fn memory_report(m: &MemoryReport) -> JsValue {
     set(&o, "resourceBytes", num(m.resource_bytes));
     set(&o, "cacheEntries", num(m.cache_entries));
     set(&o, "cacheBytes", num(m.cache_bytes));
+    set(&o, "numPacked", num(m.num_packed));
+    set(&o, "packedBytes", num(m.packed_bytes));
     o.into()
 }
 

@@ -231,7 +231,11 @@ pub fn load<W: WeightSource + ?Sized>(
     let mut plan = plan(&m, expanded.as_ref(), weights.byte_len())?;
     fuse::run(&mut plan, weights);
     let layout = assign_slots(&plan);
-    build_nodes(ctx, plan, layout, weights, progress)
+    let model = build_nodes(ctx, plan, layout, weights, progress)?;
+    if let (true, Some(g)) = (ctx.packs_weights(), &model.loaded) {
+        super::pack::mark_weights(ctx, g);
+    }
+    Ok(model)
 }
 
 /// What one needed node becomes.

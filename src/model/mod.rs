@@ -12,6 +12,7 @@ pub mod graph;
 #[cfg(feature = "layers")]
 pub mod layers;
 mod loader;
+mod pack;
 pub mod profile;
 pub mod weights;
 

@@ -3,10 +3,12 @@
 
 mod dtype;
 mod handle;
+mod packed;
 mod shape;
 
 pub use dtype::DType;
 pub use handle::ResourceHandle;
+pub use packed::{live_packed, Packed, PackedLayout};
 pub use shape::{Shape, MAX_ELEMENTS};
 
 use crate::status::{invalid_argument, resource_exhausted, Result};
@@ -73,6 +75,11 @@ pub fn live_tensors() -> (usize, usize) {
 #[derive(Debug)]
 pub struct Buffer {
     data: Data,
+    /// A kernel layout of `data`, once a kernel made one (`packed.rs`); boxed: most buffers
+    /// never have one.
+    packed: std::cell::OnceCell<Box<Packed>>,
+    /// A model weight its kernels may pack on first use.
+    packable: Cell<bool>,
 }
 
 impl Buffer {
@@ -80,7 +87,11 @@ impl Buffer {
         let bytes = data.byte_len();
         LIVE_TENSORS.with(|c| c.set(c.get() + 1));
         LIVE_TENSOR_BYTES.with(|c| c.set(c.get() + bytes));
-        Buffer { data }
+        Buffer {
+            data,
+            packed: std::cell::OnceCell::new(),
+            packable: Cell::new(false),
+        }
     }
 }
 
@@ -299,6 +310,27 @@ impl Tensor {
             shape,
             buffer: self.buffer.clone(),
         })
+    }
+
+    /// The packed copy of this tensor's buffer, if one was attached.
+    pub fn packed(&self) -> Option<&Packed> {
+        self.buffer.packed.get().map(|p| &**p)
+    }
+
+    /// Marks the buffer as a model weight: a kernel that would pack it on every call packs it
+    /// once instead (and attaches the copy).
+    pub fn mark_packable(&self) {
+        self.buffer.packable.set(true);
+    }
+
+    pub fn is_packable(&self) -> bool {
+        self.buffer.packable.get()
+    }
+
+    /// Attaches a packed copy to the buffer (and so to every tensor viewing it), to live and die
+    /// with it; false (and `p` dropped) when the buffer already has one.
+    pub fn attach_packed(&self, p: Packed) -> bool {
+        self.buffer.packed.set(Box::new(p)).is_ok()
     }
 
     /// True when both tensors view one buffer.

@@ -201,8 +201,8 @@ test('memory() has exactly the documented fields', () => {
   const ctx = new EagerContext();
   const m = ctx.memory();
   assert.deepEqual(Object.keys(m).sort(), [
-    'cacheBytes', 'cacheEntries', 'heapBytes', 'heapPeakBytes', 'numResources', 'numTensors',
-    'resourceBytes', 'tensorBytes', 'wasmMemoryBytes',
+    'cacheBytes', 'cacheEntries', 'heapBytes', 'heapPeakBytes', 'numPacked', 'numResources',
+    'numTensors', 'packedBytes', 'resourceBytes', 'tensorBytes', 'wasmMemoryBytes',
   ]);
   for (const v of Object.values(m)) assert.equal(typeof v, 'number');
   assert.ok(m.wasmMemoryBytes >= m.heapBytes);

@@ -2,7 +2,7 @@
 //! straight on the input. im2col runs in row strips so the patch buffer stays bounded.
 
 use super::epilogue::{with_output, Fusion};
-use super::gemm::{gemm_into, MatRef};
+use super::gemm::{gemm_into, weight_ref, MatRef};
 use super::simd::{copy_run, zero_run};
 use super::window::{
     dims4, padding_attr, padding_attrs, require_nhwc, spatial_pair, windowed_2d, Dim1, Padding,
@@ -105,7 +105,7 @@ pub fn conv2d(
         )));
     }
     let [dy, dx] = p.window((h, w), (kh, kw))?;
-    let (xs, fs) = (x.f32s()?, filter.f32s()?);
+    let xs = x.f32s()?;
     let dims = vec![n, dy.output, dx.output, co];
     let m = n * dy.output * dx.output;
     let k = kh
@@ -113,7 +113,7 @@ pub fn conv2d(
         .and_then(|v| v.checked_mul(ci))
         .ok_or_else(|| invalid_argument("Conv2D: filter too large"))?;
     with_output(dims, fusion, |out, epi| {
-        let b = MatRef::new(fs, k, co, false)?;
+        let b = weight_ref(filter, k, co, false, m)?;
         let pointwise = kh == 1
             && kw == 1
             && p.strides == (1, 1)

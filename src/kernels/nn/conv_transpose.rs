@@ -3,7 +3,7 @@
 //! adds into the input-shaped output. Strided, dilated and SAME/VALID/EXPLICIT padded.
 
 use super::conv::Conv2dParams;
-use super::gemm::{sgemm, MatRef};
+use super::gemm::{sgemm, weight_ref, MatRef};
 use super::window::{dims4, windowed_output, Padding};
 use crate::ops::def::FLOAT;
 use crate::ops::{Kernel, KernelContext, KernelFactory::Prepared};
@@ -128,9 +128,9 @@ pub fn conv2d_backprop_input(
     if out.is_empty() || m == 0 || k == 0 || co == 0 {
         return Tensor::from_vec(shape, out);
     }
-    let (g, fs) = (dy.f32s()?, filter.f32s()?);
+    let g = dy.f32s()?;
     // B = filter^T: [co, kh*kw*ci] read from the HWIO filter ([kh*kw*ci, co] row-major).
-    let b = MatRef::new(fs, co, k, true)?;
+    let b = weight_ref(filter, co, k, true, m)?;
     let strip = (STRIP_FLOATS / k).clamp(1, m);
     let mut col = try_alloc::<f32>(strip * k)?;
     let ((pt, sh), (pl, sw)) = (geo[0], geo[1]);

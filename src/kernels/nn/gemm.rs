@@ -8,7 +8,7 @@
 use super::epilogue::RowEpilogue;
 use super::simd::{BiasClamp, F4};
 use crate::status::{internal, invalid_argument, Result};
-use crate::tensor::try_alloc;
+use crate::tensor::{try_alloc, Packed, PackedLayout, Tensor};
 use core::mem::MaybeUninit;
 
 /// Micro-tile rows.
@@ -30,6 +30,8 @@ pub struct MatRef<'a> {
     cols: usize,
     rs: usize,
     cs: usize,
+    /// The same matrix already packed as a B operand (`pack_weight`), if it was.
+    panels: Option<&'a [f32]>,
 }
 
 impl<'a> MatRef<'a> {
@@ -68,6 +70,7 @@ impl<'a> MatRef<'a> {
             cols,
             rs,
             cs,
+            panels: None,
         })
     }
 
@@ -102,6 +105,61 @@ impl<'a> MatRef<'a> {
         }
         self.data.get(j * self.cs..j * self.cs + self.rows)
     }
+}
+
+/// `PackedLayout::kind` of B packed into NR-column panels over its whole depth, panel after
+/// panel (what `pack_b` makes of one block, for all of B): stored as is, or transposed.
+const PANELS: u32 = 1;
+const PANELS_T: u32 = 2;
+
+/// The layout `pack_weight` gives `op(t)` of `rows x cols` (t stored transposed or not).
+pub fn panel_layout(rows: usize, cols: usize, transposed: bool) -> PackedLayout {
+    PackedLayout {
+        kind: if transposed { PANELS_T } else { PANELS },
+        rows,
+        cols,
+    }
+}
+
+/// Packs the float tensor `t`, as the B operand `op(t)` of `rows x cols`, into the panels every
+/// product would otherwise pack per call, and attaches them to its buffer. False when there is
+/// nothing to pack or the buffer already holds a copy.
+pub fn pack_weight(t: &Tensor, rows: usize, cols: usize, transposed: bool) -> Result<bool> {
+    if rows == 0 || cols == 0 || t.packed().is_some() {
+        return Ok(false);
+    }
+    let b = MatRef::new(t.f32s()?, rows, cols, transposed)?;
+    let len = cols
+        .div_ceil(NR)
+        .checked_mul(NR * rows)
+        .ok_or_else(|| invalid_argument("weight too large to pack"))?;
+    let mut panels = try_alloc::<f32>(len)?;
+    pack_b(&b, 0, rows, 0, cols, &mut panels);
+    Ok(t.attach_packed(Packed::new(panel_layout(rows, cols, transposed), panels)))
+}
+
+/// The B operand `op(t)` of `rows x cols` in a product with `m` rows, with the panels
+/// `pack_weight` attached when `t` has them for this very view. A weight marked packable is
+/// packed here, on the first product that would pack it (fewer than MR rows never do: `skinny`
+/// reads B as it is); if that fails, the product runs unpacked.
+pub fn weight_ref(
+    t: &Tensor,
+    rows: usize,
+    cols: usize,
+    transposed: bool,
+    m: usize,
+) -> Result<MatRef<'_>> {
+    if m >= MR && t.is_packable() && t.packed().is_none() {
+        let _ = pack_weight(t, rows, cols, transposed);
+    }
+    let mut b = MatRef::new(t.f32s()?, rows, cols, transposed)?;
+    if let Some(p) = t.packed() {
+        let whole = cols.div_ceil(NR) * NR * rows;
+        if p.layout() == panel_layout(rows, cols, transposed) && p.data().len() == whole {
+            b.panels = Some(p.data());
+        }
+    }
+    Ok(b)
 }
 
 /// Called with (row, first column, row segment of C) once the segment holds its final sum.
@@ -139,7 +197,10 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
     let nc_max = NC.min(n).div_ceil(NR) * NR;
     let mc_max = MC.min(m).div_ceil(MR) * MR;
     let mut pa = try_alloc::<f32>(mc_max * kc_max)?;
-    let mut pb = try_alloc::<f32>(kc_max * nc_max)?;
+    let mut pb = match b.panels {
+        Some(_) => Vec::new(),
+        None => try_alloc::<f32>(kc_max * nc_max)?,
+    };
     let bad = || internal("gemm packing out of range");
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
@@ -147,14 +208,26 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
             let kc = KC.min(k - pc);
             let first = pc == 0;
             let last = pc + kc == k;
-            pack_b(&b, pc, kc, jc, nc, &mut pb);
+            if b.panels.is_none() {
+                pack_b(&b, pc, kc, jc, nc, &mut pb);
+            }
             for ic in (0..m).step_by(MC) {
                 let mc = MC.min(m - ic);
                 pack_a(&a, ic, mc, pc, kc, &mut pa);
                 for jr in (0..nc).step_by(NR) {
                     let nr = NR.min(nc - jr);
-                    let off = (jr / NR) * kc * NR;
-                    let pbp = pb.get(off..off + kc * NR).ok_or_else(bad)?;
+                    // A prepacked panel spans the whole depth: this slice of it is contiguous.
+                    let pbp = match b.panels {
+                        Some(all) => {
+                            let off = ((jc + jr) / NR) * k * NR + pc * NR;
+                            all.get(off..off + kc * NR)
+                        }
+                        None => {
+                            let off = (jr / NR) * kc * NR;
+                            pb.get(off..off + kc * NR)
+                        }
+                    }
+                    .ok_or_else(bad)?;
                     for ir in (0..mc).step_by(MR) {
                         let mr = MR.min(mc - ir);
                         let off = (ir / MR) * kc * MR;
@@ -245,7 +318,10 @@ fn sgemm_direct(
     }
     let bad = || internal("gemm_direct: index out of range");
     let nc_max = NC.min(n).div_ceil(NR) * NR;
-    let mut pb = try_alloc::<f32>(k * nc_max)?;
+    let mut pb = match b.panels {
+        Some(_) => Vec::new(),
+        None => try_alloc::<f32>(k * nc_max)?,
+    };
     let (lo, hi) = (F4::splat(epi.lo), F4::splat(epi.hi));
     // Covering argument for the contract: jc steps over 0..n by NC, jr over 0..nc by NR, i over
     // 0..m by MR; every (row, column) pair lies in exactly one (i, jc + jr) tile, and each tile
@@ -253,7 +329,14 @@ fn sgemm_direct(
     // returns Err.
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
-        pack_b(&b, 0, k, jc, nc, &mut pb);
+        // The block's panels: prepacked ones from panel jc / NR on, or packed now from 0.
+        let (panels, first_panel) = match b.panels {
+            Some(all) => (all, jc / NR),
+            None => {
+                pack_b(&b, 0, k, jc, nc, &mut pb);
+                (&pb[..], 0)
+            }
+        };
         for i in (0..m).step_by(MR) {
             let mr = MR.min(m - i);
             // Rows past the end repeat the last one (computed, never stored).
@@ -263,8 +346,8 @@ fn sgemm_direct(
             }
             for jr in (0..nc).step_by(NR) {
                 let nr = NR.min(nc - jr);
-                let off = (jr / NR) * k * NR;
-                let panel = pb.get(off..off + k * NR).ok_or_else(bad)?;
+                let off = (first_panel + jr / NR) * k * NR;
+                let panel = panels.get(off..off + k * NR).ok_or_else(bad)?;
                 let acc = tile_direct(&rows, panel);
                 let j = jc + jr;
                 let mut bias = [0f32; NR];

@@ -2,7 +2,7 @@
 //! through the blocked SGEMM; int32/int64 through a plain wrapping loop.
 
 use super::epilogue::{with_output, Fusion};
-use super::gemm::{gemm_into, sgemm, MatRef};
+use super::gemm::{gemm_into, sgemm, weight_ref, MatRef};
 use crate::kernels::broadcast::broadcast_shapes;
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -128,11 +128,11 @@ pub fn matmul_f32(
 ) -> Result<Tensor> {
     check_matrices(a, b)?;
     let p = product(a, b, ta, tb)?;
-    let (x, y) = (a.f32s()?, b.f32s()?);
+    let x = a.f32s()?;
     with_output(vec![p.m, p.n], fusion, |out, epi| {
         gemm_into(
             MatRef::new(x, p.m, p.k, ta)?,
-            MatRef::new(y, p.k, p.n, tb)?,
+            weight_ref(b, p.k, p.n, tb, p.m)?,
             out,
             epi,
             0,
