@@ -40,6 +40,7 @@ import keras  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_io  # noqa: E402
+import keras_weights  # noqa: E402
 
 assert keras.__version__.startswith("3."), keras.__version__
 
@@ -50,25 +51,10 @@ L = keras.layers
 
 
 def randomize(model, seed_):
-    """Seeded values for the weights that start trivial (biases, BN statistics, gammas)."""
-    rng = np.random.default_rng(seed_)
-    for w in model.weights:
-        leaf = w.path.split("/")[-1]
-        if leaf in ("kernel", "recurrent_kernel", "depthwise_kernel", "pointwise_kernel",
-                    "embeddings", "count", "mean", "variance"):
-            continue
-        if leaf in ("moving_variance", "gamma"):
-            v = rng.uniform(0.5, 1.5, w.shape)
-        elif leaf == "alpha":
-            v = rng.uniform(0.05, 0.5, w.shape)
-        else:
-            v = rng.normal(0, 0.3, w.shape)
-        w.assign(v.astype(w.dtype))
-    return model
+    return keras_weights.randomize(model, seed_, lambda w: w.path.split("/")[-1], lambda w: w.dtype)
 
 
-def normal(rng, shape, scale=1.0):
-    return (rng.standard_normal(shape) * scale).astype(np.float32)
+normal = keras_weights.normal
 
 
 def build_seq():

@@ -33,6 +33,7 @@ import tensorflowjs as tfjs  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_io  # noqa: E402
+import keras_weights  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(REPO, "tests", "fixtures", "layers")
@@ -44,28 +45,10 @@ def seed(s):
 
 
 def randomize(model, seed_):
-    """Seeded values for every weight that starts trivial (zeros/ones): biases, BN statistics,
-    gammas and betas, PReLU alphas. Kernels keep their (seeded) initializer values."""
-    rng = np.random.default_rng(seed_)
-    for w in model.weights:
-        leaf = w.name.split("/")[-1].split(":")[0]
-        # Normalization's mean/variance/count: Keras reads its adapted statistics from copies it
-        # made at adapt() time, so they must keep the adapted values.
-        if leaf in ("kernel", "recurrent_kernel", "depthwise_kernel", "pointwise_kernel",
-                    "embeddings", "count", "mean", "variance"):
-            continue
-        if leaf in ("moving_variance", "gamma"):
-            v = rng.uniform(0.5, 1.5, w.shape)
-        elif leaf == "alpha":
-            v = rng.uniform(0.05, 0.5, w.shape)
-        else:
-            v = rng.normal(0, 0.3, w.shape)
-        w.assign(v.astype(w.dtype.as_numpy_dtype))
-    return model
+    return keras_weights.randomize(model, seed_, lambda w: w.name.split("/")[-1].split(":")[0], lambda w: w.dtype.as_numpy_dtype)
 
 
-def normal(rng, shape, scale=1.0):
-    return (rng.standard_normal(shape) * scale).astype(np.float32)
+normal = keras_weights.normal
 
 
 # --------------------------------------------------------------------------
