@@ -98,11 +98,16 @@ console.log(`(${rest.length} smaller groups)`.padEnd(40) + String(rest.reduce((a
 const kernels = rows.filter((r) => r.g.startsWith('kernels'));
 console.log(`all kernels: ${kernels.reduce((a, r) => a + r.gz, 0)} bytes gzipped (groups summed)`);
 
-// `--top N`: the N largest functions, for finding what to cut.
+// `--top N`: the N largest functions, for finding what to cut; `--group TEXT` keeps the functions
+// of the groups whose name contains TEXT (e.g. `--top 30 --group bindings`).
 const topAt = process.argv.indexOf('--top');
+const groupAt = process.argv.indexOf('--group');
+const only = groupAt > 0 ? process.argv[groupAt + 1] : null;
 if (topAt > 0) {
   const n = Number(process.argv[topAt + 1] ?? 40);
-  const fns = bodies.map((body, i) => ({ name: names.get(i + imported) ?? '?', raw: body.length }));
+  const fns = bodies
+    .map((body, i) => ({ name: names.get(i + imported) ?? '?', raw: body.length }))
+    .filter((f) => only === null || group(f.name).includes(only));
   fns.sort((x, y) => y.raw - x.raw);
   for (const f of fns.slice(0, n)) console.log(String(f.raw).padStart(8) + '  ' + f.name.slice(0, 150));
 }
