@@ -98,6 +98,21 @@ pub fn sigmoid(x: f32) -> f32 {
     }
 }
 
+/// `f` over `src` appended to `dst` (which has room for it), sixteen elements per step. The step's
+/// fixed-size array becomes four interleaved SIMD vectors sharing one set of the polynomial's
+/// constants: 1.5x faster for sigmoid in V8 than one vector per step, as the plain loop
+/// vectorizes. (Mapping in place, the same code measured no faster than the plain loop.)
+#[inline(always)]
+pub fn map_into(src: &[f32], dst: &mut Vec<f32>, f: impl Fn(f32) -> f32) {
+    let mut chunks = src.chunks_exact(16);
+    for c in &mut chunks {
+        if let Ok(c) = <&[f32; 16]>::try_from(c) {
+            dst.extend_from_slice(&c.map(&f));
+        }
+    }
+    dst.extend(chunks.remainder().iter().map(|&x| f(x)));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

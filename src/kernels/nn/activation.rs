@@ -77,6 +77,35 @@ impl Activation {
             Activation::Swish => xs.iter_mut().for_each(|x| *x *= sigmoid(*x)),
         }
     }
+
+    /// The activation of `xs`: in a new buffer for the polynomial ones ([`Self::map_new`]; in
+    /// place they measured no faster than [`Self::apply`]), else in place.
+    pub fn apply_owned(self, mut xs: Vec<f32>) -> Result<Vec<f32>> {
+        if matches!(
+            self,
+            Activation::Sigmoid | Activation::Tanh | Activation::Swish
+        ) {
+            return self.map_new(&xs);
+        }
+        self.apply(&mut xs);
+        Ok(xs)
+    }
+
+    /// The activation of `src` in a new buffer, sixteen elements per step for the polynomial ones
+    /// ([`vmath::map_into`]: 1.5x faster for sigmoid than `apply`'s loop).
+    pub fn map_new(self, src: &[f32]) -> Result<Vec<f32>> {
+        let mut out = try_with_capacity::<f32>(src.len())?;
+        match self {
+            Activation::Sigmoid => vmath::map_into(src, &mut out, sigmoid),
+            Activation::Tanh => vmath::map_into(src, &mut out, vmath::tanh),
+            Activation::Swish => vmath::map_into(src, &mut out, |x| x * sigmoid(x)),
+            _ => {
+                out.extend_from_slice(src);
+                self.apply(&mut out);
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// max(x, 0) with NaN passing through, like Eigen's cwiseMax.
@@ -238,14 +267,39 @@ fn softplus_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Resul
 }
 
 fn sigmoid_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![map_f32(&i[0], sigmoid)?])
+    let x = &i[0];
+    let y = Activation::Sigmoid.map_new(x.f32s()?)?;
+    Ok(vec![Tensor::from_vec(x.shape().clone(), y)?])
 }
 
 fn tanh_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![map_f32(&i[0], vmath::tanh)?])
+    let x = &i[0];
+    let y = Activation::Tanh.map_new(x.f32s()?)?;
+    Ok(vec![Tensor::from_vec(x.shape().clone(), y)?])
 }
 
 fn prelu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    let (x, alpha) = (&i[0], &i[1]);
+    // One alpha per channel (Keras' PReLU with its spatial axes shared, after a residual add that
+    // kept it from folding into a conv): a loop over rows, which the general broadcast walk runs
+    // ~10x slower for short rows.
+    let c = alpha.num_elements();
+    let per_channel = c > 0
+        && x.dims().last() == Some(&c)
+        && alpha.dims().len() <= x.dims().len()
+        && alpha.dims().iter().rev().skip(1).all(|&d| d == 1);
+    if per_channel {
+        let (xs, al) = (x.f32s()?, alpha.f32s()?);
+        let mut out = try_with_capacity::<f32>(xs.len())?;
+        for r in xs.chunks_exact(c) {
+            out.extend(
+                r.iter()
+                    .zip(al)
+                    .map(|(&x, &a)| if x < 0.0 { a * x } else { x }),
+            );
+        }
+        return Ok(vec![Tensor::from_vec(x.shape().clone(), out)?]);
+    }
     Ok(vec![crate::kernels::broadcast::binary_map(
         &i[0],
         &i[1],
@@ -311,6 +365,80 @@ pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn values(n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|i| match i % 7 {
+                0 => -0.0,
+                3 => f32::NAN,
+                5 => 90.0 - i as f32,
+                _ => (i as f32 * 0.37).sin() * 12.0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn map_new_is_apply_bit_for_bit_at_every_tail_length() {
+        for act in [Activation::Sigmoid, Activation::Tanh, Activation::Swish] {
+            for n in 0..40 {
+                let x = values(n);
+                let mut want = x.clone();
+                act.apply(&mut want);
+                let got = act.map_new(&x).unwrap();
+                // Bits, except that a NaN is any NaN (IEEE leaves the sign of an arithmetic NaN
+                // to the operand order, which the compiler may swap in a product).
+                let bits = |v: &[f32]| {
+                    v.iter()
+                        .map(|f| if f.is_nan() { u32::MAX } else { f.to_bits() })
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&got), bits(&want), "{act:?} over {n}");
+                assert_eq!(bits(&act.apply_owned(x).unwrap()), bits(&want));
+            }
+        }
+    }
+
+    #[test]
+    fn per_channel_prelu_is_the_broadcast_one() {
+        let mut ctx = crate::EagerContext::default();
+        for (xd, ad) in [
+            (vec![2, 3, 5], vec![5]),
+            (vec![2, 3, 5], vec![1, 1, 5]),
+            (vec![3, 5], vec![1, 1, 5]),
+            (vec![2, 3, 5], vec![3, 1]),
+            (vec![5], vec![1]),
+            (vec![0, 5], vec![5]),
+        ] {
+            let x = Tensor::from_slice(&xd, &values(xd.iter().product())).unwrap();
+            let a =
+                Tensor::from_slice(&ad, &values(ad.iter().product::<usize>() + 3)[3..]).unwrap();
+            let want =
+                crate::kernels::broadcast::binary_map(
+                    &x,
+                    &a,
+                    |x: f32, a: f32| {
+                        if x < 0.0 {
+                            a * x
+                        } else {
+                            x
+                        }
+                    },
+                )
+                .unwrap();
+            let got = ctx
+                .execute("Prelu", &[x, a], Vec::<(&str, _)>::new())
+                .unwrap();
+            assert_eq!(got[0].dims(), want.dims(), "{xd:?} by {ad:?}");
+            let bits = |t: &Tensor| {
+                t.f32s()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f.to_bits())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(bits(&got[0]), bits(&want), "{xd:?} by {ad:?}");
+        }
+    }
 
     #[test]
     fn sigmoid_tails_are_relatively_accurate() {

@@ -250,6 +250,26 @@ impl Bound<'_> {
         Some(BiasClamp { bias, lo, hi })
     }
 
+    /// A per-channel bias (or none) then an activation that is no clamp (sigmoid, swish, ...), as
+    /// two steps: the bias for kernels to add in registers, the activation for [`with_output`] to
+    /// run over the whole output at once, rather than row by row behind the bias.
+    fn bias_then_act(&self) -> Option<(BiasClamp<'_>, Activation)> {
+        let PostOp::Act(act) = self.post else {
+            return None;
+        };
+        let bias = match &self.pre {
+            PreOp::None => None,
+            PreOp::Add(Operand::Channel(c)) if c.len() == self.n => Some(&c[..]),
+            _ => return None,
+        };
+        let fast = BiasClamp {
+            bias,
+            lo: f32::NEG_INFINITY,
+            hi: f32::INFINITY,
+        };
+        Some((fast, act))
+    }
+
     /// The per-row epilogue: everything, when every operand is row-local; nothing otherwise
     /// (`finish` then does the work on the whole tensor).
     pub fn apply_row(&self, row: usize, col0: usize, seg: &mut [f32]) {
@@ -361,14 +381,19 @@ pub fn with_output(
     let len = shape.num_elements();
     let mut out = try_with_capacity::<f32>(len)?;
     let prepared = fusion.map(|f| f.prepare(shape.dims())).transpose()?;
+    let mut after = None;
     let epi = match &prepared {
         None => RowEpilogue {
             fast: BiasClamp::NONE,
             rest: None,
         },
-        Some(p) => match p.bias_clamp() {
-            Some(fast) => RowEpilogue { fast, rest: None },
-            None => RowEpilogue {
+        Some(p) => match (p.bias_clamp(), p.bias_then_act()) {
+            (Some(fast), _) => RowEpilogue { fast, rest: None },
+            (None, Some((fast, act))) => {
+                after = Some(act);
+                RowEpilogue { fast, rest: None }
+            }
+            (None, None) => RowEpilogue {
                 fast: BiasClamp::NONE,
                 rest: Some(p),
             },
@@ -377,6 +402,9 @@ pub fn with_output(
     body(&mut out, &epi)?;
     if out.len() != len {
         return Err(crate::status::internal("kernel left its output short"));
+    }
+    if let Some(act) = after {
+        out = act.apply_owned(out)?;
     }
     let t = Tensor::from_vec(shape, out)?;
     match &prepared {
