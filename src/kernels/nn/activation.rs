@@ -352,7 +352,7 @@ pub fn softmax(t: &Tensor, log: bool) -> Result<Tensor> {
                 out.extend(row.iter().map(|&v| v - max - ls));
             } else {
                 let start = out.len();
-                out.extend(row.iter().map(|&v| vmath::exp_nonpositive(v - max)));
+                vmath::map_into(row, &mut out, |v| vmath::exp_nonpositive(v - max));
                 let e = &mut out[start..];
                 // Times the reciprocal of the sum, as TF (Eigen) does: a multiply, not a division,
                 // per element.
