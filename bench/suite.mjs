@@ -400,6 +400,7 @@ function makeCases(R, data) {
     ...[
       ['depthwise3x3s1_112', 3, 112, 32],
       ['depthwise7x7s1', 7, 56, 128],
+      ['depthwise5x5s1_128x16', 5, 128, 16],
     ].map(([id, k, hw, c]) => ({
       id,
       label: `depthwise ${k}x${k} stride 1 SAME [1,${hw},${hw},${c}]`,
