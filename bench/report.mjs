@@ -34,6 +34,12 @@ function zooTargets(envResult) {
   return {
     each: zoo.map((c) => ({ id: c.id, text: `${c.id.slice(4, -8)} predict >= 1.0x tfjs (issue 18)`, max: 1.0 })),
     ratios: zoo.map((c) => ratio(c, 'tfjs')).filter((x) => x != null && x > 0),
+    // Without the control-flow models, where TF.js's executeAsync pays per loop step and so
+    // lifts the mean far more than any kernel does.
+    straight: zoo
+      .filter((c) => !/^zoo_gru/.test(c.id))
+      .map((c) => ratio(c, 'tfjs'))
+      .filter((x) => x != null && x > 0),
   };
 }
 
@@ -111,13 +117,15 @@ export function evaluateTargets(envResult, sizes) {
     out.push({ ...t, holds, value: frac, noisy: !!noisy, detail: `${measure}${by}${mismatch}${noisy}` });
   }
   if (zoo.ratios.length) {
-    const g = Math.exp(zoo.ratios.reduce((a, x) => a + Math.log(x), 0) / zoo.ratios.length);
+    const geomean = (v) => Math.exp(v.reduce((a, x) => a + Math.log(x), 0) / v.length);
+    const g = geomean(zoo.ratios);
+    const gs = zoo.straight.length && zoo.straight.length < zoo.ratios.length ? geomean(zoo.straight) : null;
     out.push({
       id: 'zoo_geomean',
       text: 'zoo predict, geometric mean >= 1.5x tfjs (issue 18)',
       holds: g >= 1.5,
       value: 1 / g,
-      detail: `${g.toFixed(2)}x over ${zoo.ratios.length} models`,
+      detail: `${g.toFixed(2)}x over ${zoo.ratios.length} models${gs ? `; ${gs.toFixed(2)}x over the ${zoo.straight.length} without control flow (the GRUs)` : ''}`,
     });
   }
   const dl = sizes.download;
