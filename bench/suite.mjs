@@ -421,6 +421,21 @@ function makeCases(R, data) {
       eager: (ctx, x, f) => ctx.execute('Conv2D', [x, f], { strides: [1, s, s, 1], padding: 'VALID' })[0],
       tfjs: (tf, x, f) => tf.conv2d(x, f, s, 'valid'),
     })),
+    // Stems: the first conv of image models, on 3 RGB channels (landmarks 192, BlazeFace 256,
+    // MobileNet/EfficientNet 224, ResNet-50 224).
+    ...[
+      ['conv3x3s2_stem192', 3, 192, 16],
+      ['conv5x5s2_stem256', 5, 256, 16],
+      ['conv3x3s2_stem224', 3, 224, 32],
+      ['conv7x7s2_stem224', 7, 224, 64],
+    ].map(([id, k, hw, co]) => ({
+      id,
+      label: `conv2d ${k}x${k} stride 2 SAME [1,${hw},${hw},3] -> ${co}`,
+      input: () => [data.cached(`stemX${hw}`, () => randomFloats(hw * hw * 3, 37 + hw)), [1, hw, hw, 3], 'float32'],
+      weight: () => [data.cached(`cv${k}c3F${co}`, () => randomFloats(k * k * 3 * co, 53 + k)), [k, k, 3, co], 'float32'],
+      eager: (ctx, x, f) => ctx.execute('Conv2D', [x, f], { strides: [1, 2, 2, 1], padding: 'SAME' })[0],
+      tfjs: (tf, x, f) => tf.conv2d(x, f, 2, 'same'),
+    })),
     {
       // What each runtime runs for a converted `Pad -> Conv2D VALID`: TF.js both ops, eager-wasm
       // the one conv its loader folds them into (EXPLICIT padding, no padded copy).

@@ -255,7 +255,9 @@ fn cycle(
 fn models_run_packed_with_the_same_bits_and_their_own_memory_row() {
     // Convolutions; transposed convolutions; convolutions and a fused matmul on a batch of 2,
     // which never packs (fewer rows than a micro-tile: its kernel reads the weight as it is).
-    for (name, products) in [("zoo_blazeface", 18), ("zoo_unet", 18), ("cnn", 2)] {
+    // Each opens with a conv on at most 4 channels, which reads its filter as it is (`conv_thin`
+    // reorders it per call): one product fewer.
+    for (name, products) in [("zoo_blazeface", 17), ("zoo_unet", 17), ("cnn", 1)] {
         let f = fixture(name);
         let mut plain_ctx = context(false);
         let (plain, [_, m]) = cycle(&mut plain_ctx, &f);

@@ -373,6 +373,35 @@ def gen_conv():
                [xs, f(3, 3, 3, 1), f(3), f(3, lo=0.05, hi=0.5)],
                fused_dw_attrs(["BiasAdd", "Prelu"], nargs=2))
 
+    # Inputs of 1-4 channels (Conv2D's thin-input path, conv_thin.rs): kernel sizes, strides,
+    # paddings, dilations (along y it runs there, along x not), batch 2, output depths that are
+    # not a multiple of 8, fused epilogues applied in registers (bias + Relu6) or per row (Elu,
+    # Prelu).
+    reseed(202)
+    for name, xs_, w_, strides, pad, extra in (
+            ("c1_k5_s2_same", (2, 11, 9, 1), (5, 5, 1, 3), (1, 2, 2, 1), "SAME", {}),
+            ("c2_k2_s1_valid", (1, 6, 7, 2), (2, 2, 2, 9), (1, 1, 1, 1), "VALID", {}),
+            ("c4_k7_s2_same", (1, 9, 8, 4), (7, 7, 4, 3), (1, 2, 2, 1), "SAME", {}),
+            ("c3_k1_s2_valid", (2, 5, 6, 3), (1, 1, 3, 17), (1, 2, 2, 1), "VALID", {}),
+            ("c3_k3_explicit_s3x2", (1, 10, 9, 3), (3, 3, 3, 6), (1, 3, 2, 1), "EXPLICIT",
+             {"explicit_paddings": [0, 0, 2, 1, 1, 3, 0, 0]}),
+            ("c3_dilation_y2", (1, 9, 8, 3), (3, 3, 3, 4), (1, 1, 1, 1), "SAME",
+             {"dilations": [1, 2, 1, 1]}),
+            ("c3_dilation_x2", (1, 8, 9, 3), (3, 2, 3, 4), (1, 1, 2, 1), "VALID",
+             {"dilations": [1, 1, 2, 1]})):
+        case("conv2d_thin_" + name, "Conv2D", {"input": f(*xs_), "filter": f(*w_)},
+             {"strides": list(strides), "padding": pad, **extra})
+    fused_case("fused_conv2d_thin_k3_s2_relu6_c13", "_FusedConv2D",
+               [f(1, 7, 8, 3, scale=2.0), f(3, 3, 3, 13), f(13)],
+               fused_conv_attrs(["BiasAdd", "Relu6"], strides=(1, 2, 2, 1)))
+    fused_case("fused_conv2d_thin_elu_explicit", "_FusedConv2D",
+               [f(1, 6, 7, 3, scale=2.0), f(3, 3, 3, 7), f(7)],
+               fused_conv_attrs(["BiasAdd", "Elu"], padding="EXPLICIT",
+                                explicit=(0, 0, 1, 0, 0, 2, 0, 0)))
+    fused_case("fused_conv2d_thin_prelu_s2", "_FusedConv2D",
+               [f(2, 5, 6, 3, scale=2.0), f(3, 3, 3, 9), f(9), f(9, lo=0.05, hi=0.5)],
+               fused_conv_attrs(["BiasAdd", "Prelu"], strides=(1, 2, 2, 1), nargs=2))
+
 
 def gen_pool():
     family("pool")

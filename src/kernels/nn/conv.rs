@@ -1,6 +1,8 @@
 //! Conv2D (NHWC, HWIO filter) as im2col + SGEMM; a 1x1 stride-1 unpadded convolution is a GEMM
-//! straight on the input. im2col runs in row strips so the patch buffer stays bounded.
+//! straight on the input, inputs of up to 4 channels take `conv_thin`. im2col runs in row strips
+//! so the patch buffer stays bounded.
 
+use super::conv_thin::{conv_thin, THIN_DEPTH};
 use super::epilogue::{with_output, Fusion};
 use super::gemm::{gemm_into, weight_ref, MatRef};
 use super::simd::{copy_run, zero_run};
@@ -112,14 +114,18 @@ pub fn conv2d(
         .checked_mul(kw)
         .and_then(|v| v.checked_mul(ci))
         .ok_or_else(|| invalid_argument("Conv2D: filter too large"))?;
+    let pointwise = kh == 1
+        && kw == 1
+        && p.strides == (1, 1)
+        && (dy.output, dx.output) == (h, w)
+        && dy.pad_before == 0
+        && dx.pad_before == 0;
     with_output(dims, fusion, |out, epi| {
+        if !pointwise && ci <= THIN_DEPTH && dx.dilation == 1 {
+            let (xd, fd) = ([n, h, w, ci], [kh, kw, co]);
+            return conv_thin(xs, filter.f32s()?, xd, fd, &[dy, dx], out, epi);
+        }
         let b = weight_ref(filter, k, co, false, m)?;
-        let pointwise = kh == 1
-            && kw == 1
-            && p.strides == (1, 1)
-            && (dy.output, dx.output) == (h, w)
-            && dy.pad_before == 0
-            && dx.pad_before == 0;
         if pointwise {
             // 1x1: the NHWC input already is the [pixels, channels] matrix.
             return gemm_into(MatRef::new(xs, m, ci, false)?, b, out, epi, 0);
@@ -242,6 +248,72 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The thin-input path (`conv_thin`) over kernel sizes, strides, paddings, dilations, depths
+    /// 1-4, batch 2 and output depths around the 8-channel panels, with a bias + Relu6 epilogue.
+    #[test]
+    fn thin_inputs_match_direct() {
+        use super::super::epilogue::RowEpilogue;
+        use super::super::simd::BiasClamp;
+        let geoms = [
+            ((3, 3), (2, 2), (1, 1), Padding::Same),
+            ((5, 5), (2, 2), (1, 1), Padding::Same),
+            ((7, 7), (2, 2), (1, 1), Padding::Same),
+            ((1, 1), (2, 2), (1, 1), Padding::Valid),
+            ((2, 3), (1, 3), (1, 1), Padding::Valid),
+            ((3, 2), (3, 1), (2, 1), Padding::Explicit([(2, 1), (0, 3)])),
+            ((3, 3), (1, 1), (3, 1), Padding::Same),
+            ((4, 4), (1, 1), (1, 1), Padding::Explicit([(0, 0), (5, 5)])),
+        ];
+        for (g, &((kh, kw), strides, dilations, padding)) in geoms.iter().enumerate() {
+            for ci in 1..=4 {
+                let (n, h, w, co) = (2, 9, 11, [1, 8, 13, 17][(g + ci) % 4]);
+                let x: Vec<f32> = (0..n * h * w * ci)
+                    .map(|i| ((i * 7 + g) % 19) as f32 * 0.25 - 2.0)
+                    .collect();
+                let f: Vec<f32> = (0..kh * kw * ci * co)
+                    .map(|i| ((i * 5 + ci) % 11) as f32 * 0.2 - 1.0)
+                    .collect();
+                let bias: Vec<f32> = (0..co).map(|j| j as f32 * 0.3 - 2.0).collect();
+                let p = Conv2dParams {
+                    strides,
+                    dilations,
+                    padding,
+                };
+                let [dy, dx] = p.window((h, w), (kh, kw)).unwrap();
+                let m = n * dy.output * dx.output;
+                let epi = RowEpilogue {
+                    fast: BiasClamp {
+                        bias: Some(&bias),
+                        lo: 0.0,
+                        hi: 6.0,
+                    },
+                    rest: None,
+                };
+                let mut out = Vec::with_capacity(m * co);
+                let (xd, fd) = ([n, h, w, ci], [kh, kw, co]);
+                conv_thin(&x, &f, xd, fd, &[dy, dx], &mut out, &epi).unwrap();
+                let want = direct(&x, (n, h, w, ci), &f, (kh, kw, co), &dy, &dx);
+                assert_eq!(out.len(), want.len());
+                for (i, (a, b)) in out.iter().zip(&want).enumerate() {
+                    let b = (b + bias[i % co]).clamp(0.0, 6.0);
+                    assert!(
+                        (a - b).abs() < 1e-4,
+                        "{g} ci={ci} co={co} at {i}: {a} vs {b}"
+                    );
+                }
+            }
+        }
+        // A window larger than the input: an empty output, not an error.
+        let p = Conv2dParams {
+            strides: (1, 1),
+            dilations: (1, 1),
+            padding: Padding::Valid,
+        };
+        let xt = Tensor::from_slice(&[1, 4, 4, 2], &[1.0; 32]).unwrap();
+        let ft = Tensor::from_slice(&[5, 5, 2, 3], &[1.0; 150]).unwrap();
+        assert_eq!(conv2d(&xt, &ft, &p, None).unwrap().dims(), &[1, 0, 0, 3]);
     }
 
     #[test]

@@ -6,10 +6,11 @@
 //! epilogue runs on each row segment of a finished MC x NC tile, while it is still in cache.
 
 use super::epilogue::RowEpilogue;
-use super::simd::{BiasClamp, F4};
+use super::simd::{load_at, BiasClamp, F4};
 use crate::status::{internal, invalid_argument, Result};
 use crate::tensor::{try_alloc, Packed, PackedLayout, Tensor};
 use core::mem::MaybeUninit;
+use std::borrow::Cow;
 
 /// Micro-tile rows.
 pub const MR: usize = 4;
@@ -322,11 +323,9 @@ fn sgemm_direct(
         Some(_) => Vec::new(),
         None => try_alloc::<f32>(k * nc_max)?,
     };
-    let (lo, hi) = (F4::splat(epi.lo), F4::splat(epi.hi));
     // Covering argument for the contract: jc steps over 0..n by NC, jr over 0..nc by NR, i over
     // 0..m by MR; every (row, column) pair lies in exactly one (i, jc + jr) tile, and each tile
-    // stores all of its `mr` rows and `nr` columns (the full-width and tail branches below) or
-    // returns Err.
+    // stores all of its `mr` rows and `nr` columns (`store_tile`) or returns Err.
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         // The block's panels: prepacked ones from panel jc / NR on, or packed now from 0.
@@ -348,45 +347,30 @@ fn sgemm_direct(
                 let nr = NR.min(nc - jr);
                 let off = (first_panel + jr / NR) * k * NR;
                 let panel = panels.get(off..off + k * NR).ok_or_else(bad)?;
-                let acc = tile_direct(&rows, panel);
-                let j = jc + jr;
-                let mut bias = [0f32; NR];
-                if let Some(bv) = epi.bias {
-                    bias[..nr].copy_from_slice(bv.get(j..j + nr).ok_or_else(bad)?);
-                }
-                let (b0, b1) = (
-                    F4::load(bias[..4].try_into().map_err(|_| bad())?),
-                    F4::load(bias[4..].try_into().map_err(|_| bad())?),
-                );
-                for (r, acc) in acc.iter().enumerate().take(mr) {
-                    let v0 = (acc[0] + b0).clamp(lo, hi);
-                    let v1 = (acc[1] + b1).clamp(lo, hi);
-                    let at = (i + r) * n + j;
-                    if nr == NR {
-                        let dst = c.get_mut(at..at + NR).ok_or_else(bad)?;
-                        let (d0, d1) = dst.split_at_mut(4);
-                        v0.store_uninit(d0.try_into().map_err(|_| bad())?);
-                        v1.store_uninit(d1.try_into().map_err(|_| bad())?);
-                    } else {
-                        let (x0, x1) = (v0.to_array(), v1.to_array());
-                        let dst = c.get_mut(at..at + nr).ok_or_else(bad)?;
-                        for (d, &v) in dst.iter_mut().zip(x0.iter().chain(&x1)) {
-                            d.write(v);
-                        }
-                    }
-                }
+                let acc = tile_acc([[F4::splat(0.0); 2]; MR], &rows, panel);
+                store_tile(c, n, (i, mr), (jc + jr, nr), acc, &epi)?;
             }
         }
     }
     Ok(())
 }
 
-/// One MR x NR tile over the whole depth: `rows` are MR rows of A (each `k` long), `panel` the
-/// packed B panel (`k * NR`).
+/// B's NR-column panels over its whole depth (as `pack_weight` lays them out): the prepacked ones,
+/// or packed now.
+pub fn whole_panels<'a>(b: &MatRef<'a>) -> Result<Cow<'a, [f32]>> {
+    if let Some(p) = b.panels {
+        return Ok(Cow::Borrowed(p));
+    }
+    let mut pb = try_alloc::<f32>(b.cols.div_ceil(NR) * NR * b.rows)?;
+    pack_b(b, 0, b.rows, 0, b.cols, &mut pb);
+    Ok(Cow::Owned(pb))
+}
+
+/// `acc` plus the MR x NR product of `rows` (MR rows of A, each as long as the depth) and `panel`
+/// (that depth of one packed B panel, `depth * NR`). By value: the tile stays in registers.
 #[inline(always)]
-fn tile_direct(rows: &[&[f32]; MR], panel: &[f32]) -> [[F4; 2]; MR] {
-    let zero = F4::splat(0.0);
-    let mut acc = [[zero; 2]; MR];
+pub fn tile_acc(acc: [[F4; 2]; MR], rows: &[&[f32]; MR], panel: &[f32]) -> [[F4; 2]; MR] {
+    let mut acc = acc;
     let [r0, r1, r2, r3] = *rows;
     for ((((&a0, &a1), &a2), &a3), bp) in r0
         .iter()
@@ -412,6 +396,61 @@ fn tile_direct(rows: &[&[f32]; MR], panel: &[f32]) -> [[F4; 2]; MR] {
         }
     }
     acc
+}
+
+/// Finishes a tile: bias, clamp, and stores its `mr x nr` corner at rows `i..`, columns `j..` of
+/// `c` (row-major, `n` columns). Every one of those elements is written, or Err.
+#[inline(always)]
+pub fn store_tile(
+    c: &mut [MaybeUninit<f32>],
+    n: usize,
+    (i, mr): (usize, usize),
+    (j, nr): (usize, usize),
+    acc: [[F4; 2]; MR],
+    epi: &BiasClamp<'_>,
+) -> Result<()> {
+    let bad = || internal("gemm: tile out of range");
+    let zero = F4::splat(0.0);
+    // (No variable-length copies: V8 runs them out of line.)
+    let (b0, b1) = match epi.bias {
+        None => (zero, zero),
+        Some(bv) if nr == NR => (
+            load_at(bv, j).ok_or_else(bad)?,
+            load_at(bv, j + 4).ok_or_else(bad)?,
+        ),
+        Some(bv) => {
+            let mut t = [0f32; NR];
+            for (d, &v) in t.iter_mut().zip(bv.get(j..j + nr).ok_or_else(bad)?) {
+                *d = v;
+            }
+            let (lo, hi) = t.split_at(4);
+            let l = |s: &[f32]| s.try_into().map(F4::load).map_err(|_| bad());
+            (l(lo)?, l(hi)?)
+        }
+    };
+    let (lo, hi) = (F4::splat(epi.lo), F4::splat(epi.hi));
+    // A constant trip count with constant indices: `acc` stays in registers.
+    for (r, acc) in acc.iter().enumerate() {
+        if r >= mr {
+            break;
+        }
+        let v0 = (acc[0] + b0).clamp(lo, hi);
+        let v1 = (acc[1] + b1).clamp(lo, hi);
+        let at = (i + r) * n + j;
+        if nr == NR {
+            let dst = c.get_mut(at..at + NR).ok_or_else(bad)?;
+            let (d0, d1) = dst.split_at_mut(4);
+            v0.store_uninit(d0.try_into().map_err(|_| bad())?);
+            v1.store_uninit(d1.try_into().map_err(|_| bad())?);
+        } else {
+            let (x0, x1) = (v0.to_array(), v1.to_array());
+            let dst = c.get_mut(at..at + nr).ok_or_else(bad)?;
+            for (d, &v) in dst.iter_mut().zip(x0.iter().chain(&x1)) {
+                d.write(v);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Fewer rows than a micro-tile (a dense layer on one example): packing B would cost as much as

@@ -4,6 +4,7 @@
 pub mod activation;
 pub mod batchnorm;
 pub mod conv;
+pub mod conv_thin;
 pub mod conv_transpose;
 pub mod depthwise;
 pub mod einsum;
