@@ -42,9 +42,6 @@ pub struct Status {
 pub type Result<T> = std::result::Result<T, Status>;
 
 impl Status {
-    /// Out of line (error paths only): inlined, each of the hundreds of `invalid_argument("...")`
-    /// sites carried its own copy of the message's allocation and copy.
-    #[inline(never)]
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Status {
             code,
