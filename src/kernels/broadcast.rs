@@ -255,8 +255,8 @@ mod tests {
             (&[1, 2, 1, 2], &[2, 1, 2, 1]),
         ];
         for &(da, db) in shapes {
-            let na: usize = crate::kernels::num::prod(&da);
-            let nb: usize = crate::kernels::num::prod(&db);
+            let na: usize = crate::kernels::num::prod(da);
+            let nb: usize = crate::kernels::num::prod(db);
             let va: Vec<f32> = (0..na).map(|i| i as f32).collect();
             let vb: Vec<f32> = (0..nb).map(|i| 1000.0 * i as f32).collect();
             let a = Tensor::from_slice(da, &va).unwrap();

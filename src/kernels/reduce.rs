@@ -633,7 +633,7 @@ mod tests {
     use super::*;
 
     fn reduce_sum(dims: &[usize], axes: &[usize], keep: bool) -> (Vec<usize>, Vec<i64>) {
-        let n: usize = crate::kernels::num::prod(&dims);
+        let n: usize = crate::kernels::num::prod(dims);
         let x: Vec<i64> = (0..n as i64).collect();
         let plan = ReducePlan::new(dims, axes, keep).unwrap();
         let out = plan.run(&x, 0, |a, b| a + b, |r| r.iter().sum()).unwrap();
@@ -642,7 +642,7 @@ mod tests {
 
     /// Sum by brute force over multi-indices.
     fn naive(dims: &[usize], axes: &[usize]) -> Vec<i64> {
-        let n: usize = crate::kernels::num::prod(&dims);
+        let n: usize = crate::kernels::num::prod(dims);
         let out_dims: Vec<usize> = (0..dims.len())
             .filter(|d| !axes.contains(d))
             .map(|d| dims[d])
