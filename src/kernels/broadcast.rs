@@ -255,8 +255,8 @@ mod tests {
             (&[1, 2, 1, 2], &[2, 1, 2, 1]),
         ];
         for &(da, db) in shapes {
-            let na: usize = da.iter().product();
-            let nb: usize = db.iter().product();
+            let na: usize = crate::kernels::num::prod(da);
+            let nb: usize = crate::kernels::num::prod(db);
             let va: Vec<f32> = (0..na).map(|i| i as f32).collect();
             let vb: Vec<f32> = (0..nb).map(|i| 1000.0 * i as f32).collect();
             let a = Tensor::from_slice(da, &va).unwrap();
@@ -269,7 +269,7 @@ mod tests {
                     super::stretched_strides(x.dims(), &out),
                     super::stretched_strides(y.dims(), &out),
                 );
-                let n: usize = out.iter().product();
+                let n: usize = crate::kernels::num::prod(&out);
                 let (px, py) = (x.f32s().unwrap(), y.f32s().unwrap());
                 let want: Vec<f32> = (0..n)
                     .map(|mut k| {

@@ -296,7 +296,7 @@ pub(super) fn join(items: &[Tensor], dtype: DType, dims: &[usize], concat: bool)
 
 /// `x` cut along its first axis into pieces of `sizes` rows (each keeping the axis unless `drop`).
 pub(super) fn cut(x: &Tensor, sizes: &[usize], drop: bool) -> Result<Vec<Tensor>> {
-    let inner: usize = x.dims()[1..].iter().product();
+    let inner: usize = crate::kernels::num::prod(&x.dims()[1..]);
     let mut out = Vec::with_capacity(sizes.len());
     let mut start = 0;
     for &s in sizes {

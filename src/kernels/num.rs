@@ -139,7 +139,9 @@ pub fn f32_scalar(t: &Tensor, what: &str) -> Result<f32> {
     Ok(t.f32s()?[0])
 }
 
-/// Product of dims (element count of a sub-shape).
+/// Product of dims (element count of a sub-shape). Out of line: the unrolled product loop was
+/// about 200 bytes of wasm at each of the ~50 places that size a sub-shape.
+#[inline(never)]
 pub fn prod(d: &[usize]) -> usize {
     d.iter().product()
 }

@@ -552,8 +552,8 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
             x.shape()
         )));
     }
-    let outer: usize = dims[..axis].iter().product();
-    let inner: usize = dims[axis + 1..].iter().product();
+    let outer: usize = crate::kernels::num::prod(&dims[..axis]);
+    let inner: usize = crate::kernels::num::prod(&dims[axis + 1..]);
     let reduce = dims[axis];
     let geometry = (outer, reduce, inner);
     let idx = match x.dtype() {
@@ -633,7 +633,7 @@ mod tests {
     use super::*;
 
     fn reduce_sum(dims: &[usize], axes: &[usize], keep: bool) -> (Vec<usize>, Vec<i64>) {
-        let n: usize = dims.iter().product();
+        let n: usize = crate::kernels::num::prod(dims);
         let x: Vec<i64> = (0..n as i64).collect();
         let plan = ReducePlan::new(dims, axes, keep).unwrap();
         let out = plan.run(&x, 0, |a, b| a + b, |r| r.iter().sum()).unwrap();
@@ -642,12 +642,12 @@ mod tests {
 
     /// Sum by brute force over multi-indices.
     fn naive(dims: &[usize], axes: &[usize]) -> Vec<i64> {
-        let n: usize = dims.iter().product();
+        let n: usize = crate::kernels::num::prod(dims);
         let out_dims: Vec<usize> = (0..dims.len())
             .filter(|d| !axes.contains(d))
             .map(|d| dims[d])
             .collect();
-        let mut out = vec![0i64; out_dims.iter().product()];
+        let mut out = vec![0i64; crate::kernels::num::prod(&out_dims)];
         for flat in 0..n {
             let mut rem = flat;
             let mut mi = vec![0; dims.len()];

@@ -90,7 +90,7 @@ fn space_to_batch(
     let dims = x.dims();
     let batch = dims[0];
     let mut out_dims = vec![batch
-        .checked_mul(block.iter().product())
+        .checked_mul(crate::kernels::num::prod(&block))
         .ok_or_else(|| invalid_argument("block too large"))?];
     for i in 0..m {
         let padded = dims[i + 1]
@@ -106,7 +106,7 @@ fn space_to_batch(
     }
     out_dims.extend_from_slice(&dims[m + 1..]);
     let shape = Shape::new(out_dims)?;
-    let inner: usize = dims[m + 1..].iter().product();
+    let inner: usize = crate::kernels::num::prod(&dims[m + 1..]);
     let zero = zero_scalar(x.dtype())?;
     let od = shape.dims().to_vec();
     Ok(vec![assemble(
@@ -119,7 +119,7 @@ fn space_to_batch(
             for ob in 0..od[0] {
                 let b = ob % batch;
                 unravel(ob / batch, &block, &mut offs);
-                let spatial: usize = od[1..=m].iter().product();
+                let spatial: usize = crate::kernels::num::prod(&od[1..=m]);
                 for s in 0..spatial {
                     unravel(s, &od[1..=m], &mut pos);
                     // Input coordinate per spatial dim, or None inside the zero padding.
@@ -153,7 +153,7 @@ fn batch_to_space(
     let (block, crops) = block_and_pairs(x, &inputs[1], &inputs[2], "crops")?;
     let m = block.len();
     let dims = x.dims();
-    let prod: usize = block.iter().product();
+    let prod: usize = crate::kernels::num::prod(&block);
     if dims[0] % prod != 0 {
         return Err(invalid_argument(format!(
             "input batch {} is not divisible by the block size product {prod}",
@@ -173,10 +173,10 @@ fn batch_to_space(
     }
     out_dims.extend_from_slice(&dims[m + 1..]);
     let shape = Shape::new(out_dims)?;
-    let inner: usize = dims[m + 1..].iter().product();
+    let inner: usize = crate::kernels::num::prod(&dims[m + 1..]);
     let od = shape.dims().to_vec();
     Ok(vec![assemble(&[x], x.dtype(), shape, &mut |emit| {
-        let spatial: usize = od[1..=m].iter().product();
+        let spatial: usize = crate::kernels::num::prod(&od[1..=m]);
         let mut pos = vec![0; m];
         for b in 0..batch {
             for s in 0..spatial {
@@ -189,7 +189,7 @@ fn batch_to_space(
                     in_spatial = in_spatial * dims[i + 1] + u / block[i];
                 }
                 let in_b = block_idx * batch + b;
-                let in_spatial_total: usize = dims[1..=m].iter().product();
+                let in_spatial_total: usize = crate::kernels::num::prod(&dims[1..=m]);
                 let idx = in_b * in_spatial_total + in_spatial;
                 emit(0, idx * inner, inner, 1);
             }

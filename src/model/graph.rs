@@ -208,6 +208,9 @@ pub fn execution_order(
     Ok(order)
 }
 
+/// Out of line: inlined, its two string compares were expanded at each of the many places the
+/// loader's iterator chains reach it.
+#[inline(never)]
 pub fn is_next_iteration(op: &str) -> bool {
     matches!(op, "NextIteration" | "RefNextIteration")
 }

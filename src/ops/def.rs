@@ -116,8 +116,10 @@ impl OpDef {
 }
 
 /// Builder: `reg.op("MatMul", f).input("a", T).input("b", T).type_attr("T", FLOATS_INTS)...`
+/// The definition is boxed: each step of the chain then moves one pointer instead of copying the
+/// whole `OpDef`, which keeps the registry's construction (a few hundred chains) small.
 pub struct OpBuilder {
-    def: OpDef,
+    def: Box<OpDef>,
 }
 
 impl OpBuilder {
@@ -129,7 +131,7 @@ impl OpBuilder {
     #[inline(never)]
     pub fn new(name: &'static str, factory: KernelFactory) -> OpBuilder {
         OpBuilder {
-            def: OpDef {
+            def: Box::new(OpDef {
                 name,
                 id: 0,
                 name_hash: 0,
@@ -139,7 +141,7 @@ impl OpBuilder {
                 attrs: Vec::new(),
                 flags: OpFlags::default(),
                 factory,
-            },
+            }),
         }
     }
 
@@ -331,7 +333,7 @@ impl OpBuilder {
             .filter(|a| matches!(a.count, ArgCount::One))
             .count();
         d.has_list = d.fixed_inputs < d.inputs.len();
-        self.def
+        *self.def
     }
 }
 

@@ -1,6 +1,7 @@
 //! Validated tensor shapes: non-negative dims whose element count fits, checked without overflow.
 
 use crate::status::{invalid_argument, resource_exhausted, Result};
+use std::mem::ManuallyDrop;
 
 /// Upper bound on elements of one tensor: `elements * 8` (the widest dtype) never overflows
 /// `isize`, so byte sizes can be computed unchecked once a shape exists. Allocation is checked again.
@@ -22,13 +23,36 @@ const INLINE_RANK: usize = 6;
 #[derive(Clone)]
 enum Dims {
     Inline(u8, [usize; INLINE_RANK]),
-    Heap(Vec<usize>),
+    Heap(HeapDims),
 }
 
+/// Dims of rank > 6. Freed out of line: the Vec's drop was expanded at each of the ~250 places a
+/// shape (or tensor) is dropped, though almost every shape is inline.
 #[derive(Clone)]
+struct HeapDims(ManuallyDrop<Vec<usize>>);
+
+impl Drop for HeapDims {
+    #[inline(never)]
+    fn drop(&mut self) {
+        drop(std::mem::take(&mut *self.0));
+    }
+}
+
 pub struct Shape {
     dims: Dims,
     num_elements: usize,
+}
+
+impl Clone for Shape {
+    /// Out of line: derived, the inline-or-heap copy was expanded at each of the ~200 places that
+    /// clone a tensor or a shape.
+    #[inline(never)]
+    fn clone(&self) -> Shape {
+        Shape {
+            dims: self.dims.clone(),
+            num_elements: self.num_elements,
+        }
+    }
 }
 
 impl Default for Shape {
@@ -78,7 +102,7 @@ impl Shape {
         let dims = if dims.len() <= INLINE_RANK {
             Self::inline(&dims)
         } else {
-            Dims::Heap(dims)
+            Dims::Heap(HeapDims(ManuallyDrop::new(dims)))
         };
         Ok(Shape { dims, num_elements })
     }
@@ -89,7 +113,7 @@ impl Shape {
         let dims = if dims.len() <= INLINE_RANK {
             Self::inline(dims)
         } else {
-            Dims::Heap(dims.to_vec())
+            Dims::Heap(HeapDims(ManuallyDrop::new(dims.to_vec())))
         };
         Ok(Shape { dims, num_elements })
     }
@@ -141,7 +165,7 @@ impl Shape {
     pub fn dims(&self) -> &[usize] {
         match &self.dims {
             Dims::Inline(n, a) => &a[..*n as usize],
-            Dims::Heap(v) => v,
+            Dims::Heap(v) => &v.0,
         }
     }
 

@@ -49,7 +49,7 @@ pub fn register(reg: &mut Registry) {
 }
 
 fn product(dims: &[usize]) -> usize {
-    dims.iter().product()
+    crate::kernels::num::prod(dims)
 }
 
 /// Concatenates `[outer, run_i]` blocks: for every outer index, each part's run in turn.

@@ -45,11 +45,11 @@ pub fn gather(params: &Tensor, indices: &Tensor, axis: usize, batch_dims: usize)
     out_dims.extend_from_slice(&id[batch_dims..]);
     out_dims.extend_from_slice(&pd[axis + 1..]);
     let shape = Shape::new(out_dims)?;
-    let batch: usize = pd[..batch_dims].iter().product();
-    let outer: usize = pd[batch_dims..axis].iter().product();
+    let batch: usize = crate::kernels::num::prod(&pd[..batch_dims]);
+    let outer: usize = crate::kernels::num::prod(&pd[batch_dims..axis]);
     let limit = pd[axis];
-    let inner: usize = pd[axis + 1..].iter().product();
-    let n: usize = id[batch_dims..].iter().product();
+    let inner: usize = crate::kernels::num::prod(&pd[axis + 1..]);
+    let n: usize = crate::kernels::num::prod(&id[batch_dims..]);
     // TF checks indices only when there is something to copy.
     if shape.num_elements() == 0 {
         return assemble(&[], params.dtype(), shape, &mut |_| {});

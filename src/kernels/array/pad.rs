@@ -211,11 +211,11 @@ fn mirror_pad(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Re
                     .iter()
                     .rposition(|&p| p != (0, 0))
                     .map_or(rank, |d| d + 1);
-                let inner: usize = x.dims()[k..].iter().product();
+                let inner: usize = crate::kernels::num::prod(&x.dims()[k..]);
                 let (row_before, row) = (pads[k - 1].0, x.dims()[k - 1]);
                 let last = &maps[k - 1];
                 let mut idx = vec![0usize; k - 1];
-                let rows: usize = odims[..k - 1].iter().product();
+                let rows: usize = crate::kernels::num::prod(&odims[..k - 1]);
                 for _ in 0..rows {
                     let base: usize = (0..k - 1).map(|d| maps[d][idx[d]] * istrides[d]).sum();
                     for &m in &last[..row_before] {

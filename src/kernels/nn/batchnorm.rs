@@ -69,9 +69,13 @@ fn fused_batch_norm(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> R
     let dims = x.dims();
     // Layout as (outer, channels, inner): x[(o * c + ch) * inner + k].
     let (outer, c, inner) = if format.ends_with('C') {
-        (dims[..rank - 1].iter().product(), dims[rank - 1], 1)
+        (
+            crate::kernels::num::prod(&dims[..rank - 1]),
+            dims[rank - 1],
+            1,
+        )
     } else {
-        (dims[0], dims[1], dims[2..].iter().product::<usize>())
+        (dims[0], dims[1], crate::kernels::num::prod(&dims[2..]))
     };
     let names = ["scale", "offset", "mean", "variance"];
     let factor_avg = a.float("exponential_avg_factor")?;
@@ -204,7 +208,7 @@ fn bias_add(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Ve
             x.shape()
         )));
     }
-    let inner: usize = x.dims()[axis + 1..].iter().product();
+    let inner: usize = crate::kernels::num::prod(&x.dims()[axis + 1..]);
     Ok(vec![match x.dtype() {
         DType::Float32 => add_bias::<f32>(x, b, inner, |p, q| p + q)?,
         DType::Int32 => add_bias::<i32>(x, b, inner, i32::wrapping_add)?,

@@ -177,7 +177,7 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     }
     let sz = |ls: &[u32]| -> Vec<usize> { ls.iter().map(|&l| size.at(l)).collect() };
     let out_shape = Shape::new(sz(&out_labels))?;
-    let k: usize = sz(&contracted).iter().product();
+    let k: usize = crate::kernels::num::prod(&sz(&contracted));
 
     if inputs.len() == 1 {
         // Transpose to [output..., contracted...] and sum each row of `k`.
@@ -208,9 +208,9 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
         .copied()
         .filter(|l| !batch.contains(l) && !la.contains(l))
         .collect();
-    let nb: usize = sz(&batch).iter().product();
-    let m: usize = sz(&free_a).iter().product();
-    let n: usize = sz(&free_b).iter().product();
+    let nb: usize = crate::kernels::num::prod(&sz(&batch));
+    let m: usize = crate::kernels::num::prod(&sz(&free_a));
+    let n: usize = crate::kernels::num::prod(&sz(&free_b));
     let order_a: Vec<u32> = [&batch[..], &free_a, &contracted].concat();
     let order_b: Vec<u32> = [&batch[..], &contracted, &free_b].concat();
     let va = view(&inputs[0], la, &order_a, &size)?;
@@ -307,7 +307,7 @@ fn view(t: &Tensor, labels: &[u32], order: &[u32], size: &Sizes) -> Result<Tenso
         })
         .collect();
     if t.num_elements() == 0 {
-        let n: usize = dims.iter().product();
+        let n: usize = crate::kernels::num::prod(&dims);
         if n > 0 {
             // A stretched empty operand: nothing to read, the sum over it is zero.
             return Tensor::from_vec(Shape::new(dims)?, try_alloc::<f32>(n)?);
