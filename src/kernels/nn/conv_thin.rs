@@ -62,10 +62,7 @@ pub fn conv_thin(
         3 => scatter::<3>,
         _ => scatter::<4>,
     };
-    let c = out.spare_capacity_mut().get_mut(..m * co).ok_or_else(bad)?;
-    // Covering argument for the set_len below: (bi, oy, ox) steps over every output pixel in
-    // MR-pixel tiles along a row, jp over every NR-channel panel, and `store_tile` writes each
-    // tile whole or fails.
+    let row_len = dx.output * co;
     for bi in 0..n {
         for oy in 0..oh {
             for (ky, src) in srcs.iter_mut().enumerate() {
@@ -85,6 +82,13 @@ pub fn conv_thin(
                 scatter(span, col, src);
             }
             let pix0 = (bi * oh + oy) * ow;
+            // Covering argument for the set_len below: ox steps over the row's pixels in MR-pixel
+            // tiles, jp over every NR-channel panel, and `store_tile` writes each tile whole or
+            // fails.
+            let c = out
+                .spare_capacity_mut()
+                .get_mut(..row_len)
+                .ok_or_else(bad)?;
             for ox in (0..ow).step_by(MR) {
                 let mr = MR.min(ow - ox);
                 // Tail pixels repeat the last one (computed, never stored).
@@ -97,17 +101,19 @@ pub fn conv_thin(
                     let panel = panels.get(jp * k * NR..(jp + 1) * k * NR).ok_or_else(bad)?;
                     let acc = tile_acc([[F4::splat(0.0); 2]; MR], &rows, panel);
                     let nr = NR.min(co - jp * NR);
-                    store_tile(c, co, (pix0 + ox, mr), (jp * NR, nr), acc, &epi.fast)?;
+                    store_tile(c, co, (ox, mr), (jp * NR, nr), acc, &epi.fast)?;
                 }
             }
-        }
-    }
-    // SAFETY: the loops above returned Ok, so every one of the `m * co` elements of `c` was
-    // written (covering argument above); they are the first `m * co` slots of `out`'s capacity.
-    unsafe { out.set_len(m * co) };
-    if let Some(rest) = epi.rest {
-        for (i, row) in out.chunks_exact_mut(co).enumerate() {
-            rest.apply_row(i, 0, row);
+            // SAFETY: the loop above returned Ok, so every one of the `row_len` elements of `c`, the
+            // first `row_len` slots of `out`'s spare capacity, was written (covering argument).
+            unsafe { out.set_len(out.len() + row_len) };
+            // The rest of the epilogue on the row while it is in cache.
+            if let Some(rest) = epi.rest {
+                let done = out.get_mut(pix0 * co..).ok_or_else(bad)?;
+                for (i, px) in done.chunks_exact_mut(co).enumerate() {
+                    rest.apply_row(pix0 + i, 0, px);
+                }
+            }
         }
     }
     Ok(())

@@ -302,10 +302,10 @@ impl Bound<'_> {
         match &self.post {
             PostOp::Act(a) => a.apply(seg),
             PostOp::Prelu(al) => {
+                // A select, not a branch: the loop vectorizes.
                 for (x, &a) in seg.iter_mut().zip(al.slice(n, row, col0, len)) {
-                    if *x < 0.0 {
-                        *x *= a;
-                    }
+                    let v = *x;
+                    *x = if v < 0.0 { v * a } else { v };
                 }
             }
         }

@@ -254,6 +254,10 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
 /// im2col depths up to 3x3x71 (a 3x3 conv on 64 channels: 1.2x faster than through packing).
 const KD: usize = 640;
 
+/// Rows per block when a row-wise epilogue follows the direct path (64 rows of up to 64 channels:
+/// 16 KiB, in L1).
+const REST_ROWS: usize = 64;
+
 /// Appends C = A * B (row-major, `a.rows() x b.cols()`) to `out`, with the epilogue applied: the
 /// bias + clamp part in registers where the direct path runs, the rest per finished row. `row0` is
 /// the index of C's first row in the whole output (for row-indexed epilogue operands).
@@ -274,18 +278,35 @@ pub fn gemm_into(
     }
     let fast_ok = epi.fast.bias.is_none_or(|bias| bias.len() == n);
     if a.cs == 1 && m >= MR && (1..=KD).contains(&k) && b.rows == k && fast_ok {
-        let spare = out
-            .spare_capacity_mut()
-            .get_mut(..len)
-            .ok_or_else(|| internal("gemm output buffer too small"))?;
-        sgemm_direct(a, b, spare, epi.fast)?;
-        // SAFETY: `sgemm_direct` returned Ok, so it wrote every one of the `len` elements of
-        // `spare` (see its contract), which are the `len` slots after the current length; the
-        // capacity covers them (checked above).
-        unsafe { out.set_len(start + len) };
-        if let Some(rest) = epi.rest {
-            for (i, row) in out[start..].chunks_exact_mut(n.max(1)).enumerate() {
-                rest.apply_row(row0 + i, 0, row);
+        // A row-wise rest of the epilogue runs on blocks of REST_ROWS rows while they are in
+        // cache, against B packed once; without one, one block.
+        let packed = match epi.rest {
+            Some(_) if m > REST_ROWS => Some(whole_panels(&b)?),
+            _ => None,
+        };
+        let b = MatRef {
+            panels: packed.as_deref().or(b.panels),
+            ..b
+        };
+        let step = if packed.is_some() { REST_ROWS } else { m };
+        for i0 in (0..m).step_by(step) {
+            let rows = step.min(m - i0);
+            let from = i0 * a.rs;
+            let ai = MatRef::strided(a.data.get(from..).unwrap_or(&[]), rows, k, a.rs, 1)?;
+            let at = out.len();
+            let spare = out
+                .spare_capacity_mut()
+                .get_mut(..rows * n)
+                .ok_or_else(|| internal("gemm output buffer too small"))?;
+            sgemm_direct(ai, b, spare, epi.fast)?;
+            // SAFETY: `sgemm_direct` returned Ok, so it wrote every one of the `rows * n` elements
+            // of `spare` (see its contract), which are the slots right after the current length;
+            // the capacity covers them (checked above: the blocks add up to `len`).
+            unsafe { out.set_len(at + rows * n) };
+            if let Some(rest) = epi.rest {
+                for (i, row) in out[at..].chunks_exact_mut(n.max(1)).enumerate() {
+                    rest.apply_row(row0 + i0 + i, 0, row);
+                }
             }
         }
         return Ok(());
