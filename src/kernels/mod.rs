@@ -23,9 +23,13 @@ use crate::tensor::{DType, Tensor};
 /// Input `i`, or InvalidArgument naming it if the caller passed too few (kernels can be run
 /// directly, without the op definition's arity check).
 pub(crate) fn input<'a>(inputs: &'a [Tensor], i: usize, name: &str) -> Result<&'a Tensor> {
-    inputs
-        .get(i)
-        .ok_or_else(|| invalid_argument(format!("missing input '{name}' (#{i})")))
+    inputs.get(i).ok_or_else(|| missing_input(i, name))
+}
+
+#[cold]
+#[inline(never)]
+fn missing_input(i: usize, name: &str) -> crate::status::Status {
+    invalid_argument(format!("missing input '{name}' (#{i})"))
 }
 
 /// The first two inputs, named for the error when one is missing.

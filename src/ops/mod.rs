@@ -113,9 +113,18 @@ impl NodeAttrs {
         self.def
             .attr_index(name)
             .map(|i| &self.values[i])
-            .ok_or_else(|| invalid_argument(format!("op {} has no attr '{name}'", self.def.name)))
+            .ok_or_else(|| self.missing(name))
     }
 
+    // The error paths out of line: inlined, they were formatted at each of the ~90 attr reads.
+    #[cold]
+    #[inline(never)]
+    fn missing(&self, name: &str) -> crate::status::Status {
+        invalid_argument(format!("op {} has no attr '{name}'", self.def.name))
+    }
+
+    #[cold]
+    #[inline(never)]
     fn wrong(&self, name: &str, want: &str) -> crate::status::Status {
         invalid_argument(format!(
             "attr '{name}' of op {} must be {want}",

@@ -164,6 +164,14 @@ pub fn try_with_capacity<T: Element>(n: usize) -> Result<Vec<T>> {
     Ok(v)
 }
 
+/// Out of line and not generic: expanded, the message was formatted at each of the ~100 places that
+/// read a tensor's elements.
+#[cold]
+#[inline(never)]
+fn dtype_mismatch(expected: DType, got: DType) -> crate::status::Status {
+    invalid_argument(format!("expected a {expected} tensor, got {got}"))
+}
+
 /// `n` default-valued elements, with `try_with_capacity`'s failure handling.
 pub fn try_alloc<T: Element>(n: usize) -> Result<Vec<T>> {
     let mut v = try_with_capacity(n)?;
@@ -260,13 +268,7 @@ impl Tensor {
 
     /// The elements as `T`, or InvalidArgument naming both dtypes.
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
-        T::slice(&self.buffer.data).ok_or_else(|| {
-            invalid_argument(format!(
-                "expected a {} tensor, got {}",
-                T::DTYPE,
-                self.dtype()
-            ))
-        })
+        T::slice(&self.buffer.data).ok_or_else(|| dtype_mismatch(T::DTYPE, self.dtype()))
     }
 
     pub fn f32s(&self) -> Result<&[f32]> {
