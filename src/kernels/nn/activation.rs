@@ -266,16 +266,18 @@ fn softplus_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Resul
     Ok(vec![map_f32(&i[0], softplus)?])
 }
 
-fn sigmoid_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    let x = &i[0];
-    let y = Activation::Sigmoid.map_new(x.f32s()?)?;
+/// `act` of a float32 tensor, into a new one ([`Activation::map_new`]).
+fn activation_of(act: Activation, x: &Tensor) -> Result<Vec<Tensor>> {
+    let y = act.map_new(x.f32s()?)?;
     Ok(vec![Tensor::from_vec(x.shape().clone(), y)?])
 }
 
+fn sigmoid_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
+    activation_of(Activation::Sigmoid, &i[0])
+}
+
 fn tanh_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    let x = &i[0];
-    let y = Activation::Tanh.map_new(x.f32s()?)?;
-    Ok(vec![Tensor::from_vec(x.shape().clone(), y)?])
+    activation_of(Activation::Tanh, &i[0])
 }
 
 fn prelu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {

@@ -236,11 +236,7 @@ impl Bound<'_> {
         if !self.row_local {
             return None;
         }
-        let bias = match &self.pre {
-            PreOp::None => None,
-            PreOp::Add(Operand::Channel(c)) if c.len() == self.n => Some(&c[..]),
-            _ => return None,
-        };
+        let bias = self.register_bias()?;
         let (lo, hi) = match self.post {
             PostOp::Act(Activation::Identity) => (f32::NEG_INFINITY, f32::INFINITY),
             PostOp::Act(Activation::Relu) => (0.0, f32::INFINITY),
@@ -250,6 +246,16 @@ impl Bound<'_> {
         Some(BiasClamp { bias, lo, hi })
     }
 
+    /// The pre-op as a bias kernels can add in registers: `Some(None)` for none, `Some(bias)` for
+    /// one value per output channel, `None` for anything else.
+    fn register_bias(&self) -> Option<Option<&[f32]>> {
+        match &self.pre {
+            PreOp::None => Some(None),
+            PreOp::Add(Operand::Channel(c)) if c.len() == self.n => Some(Some(&c[..])),
+            _ => None,
+        }
+    }
+
     /// A per-channel bias (or none) then an activation that is no clamp (sigmoid, swish, ...), as
     /// two steps: the bias for kernels to add in registers, the activation for [`with_output`] to
     /// run over the whole output at once, rather than row by row behind the bias.
@@ -257,11 +263,7 @@ impl Bound<'_> {
         let PostOp::Act(act) = self.post else {
             return None;
         };
-        let bias = match &self.pre {
-            PreOp::None => None,
-            PreOp::Add(Operand::Channel(c)) if c.len() == self.n => Some(&c[..]),
-            _ => return None,
-        };
+        let bias = self.register_bias()?;
         let fast = BiasClamp {
             bias,
             lo: f32::NEG_INFINITY,
