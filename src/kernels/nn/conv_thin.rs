@@ -6,7 +6,7 @@
 //! times, one short run per kernel row, which costs as much as the product when the depth is 3.
 
 use super::epilogue::RowEpilogue;
-use super::gemm::{store_tile, tile_acc, whole_panels, MatRef, MR, NR};
+use super::gemm::{block_rows, store_tile, tile_acc, whole_panels, MatRef, MR, NR};
 use super::simd::F4;
 use super::window::Dim1;
 use crate::status::{internal, Result};
@@ -97,11 +97,12 @@ pub fn conv_thin(
                     let at = (ox + r.min(mr - 1)) * dx.stride * col;
                     *a = cols.get(at..at + k).ok_or_else(bad)?;
                 }
+                let mut px = block_rows(c, co, (ox, mr))?;
                 for jp in 0..co.div_ceil(NR) {
                     let panel = panels.get(jp * k * NR..(jp + 1) * k * NR).ok_or_else(bad)?;
                     let acc = tile_acc([[F4::splat(0.0); 2]; MR], &rows, panel);
                     let nr = NR.min(co - jp * NR);
-                    store_tile(c, co, (ox, mr), (jp * NR, nr), acc, &epi.fast)?;
+                    store_tile(&mut px, mr, (jp * NR, nr), acc, &epi.fast)?;
                 }
             }
             // SAFETY: the loop above returned Ok, so every one of the `row_len` elements of `c`, the

@@ -67,6 +67,18 @@ mod imp {
             F4(f32x4_pmin(f32x4_pmax(self.0, lo.0), hi.0))
         }
 
+        /// `lo < x ? x : lo` lane-wise (NaN passes, as in `clamp`).
+        #[inline(always)]
+        pub fn max(self, lo: F4) -> F4 {
+            F4(f32x4_pmax(self.0, lo.0))
+        }
+
+        /// `x < hi ? x : hi` lane-wise (NaN passes, as in `clamp`).
+        #[inline(always)]
+        pub fn min(self, hi: F4) -> F4 {
+            F4(f32x4_pmin(self.0, hi.0))
+        }
+
         /// `self * b + c`, fused in the relaxed-SIMD build.
         #[inline(always)]
         pub fn mul_add(self, b: F4, c: F4) -> F4 {
@@ -148,6 +160,28 @@ mod imp {
                     hi.0[i]
                 } else {
                     x
+                }
+            }))
+        }
+
+        #[inline(always)]
+        pub fn max(self, lo: F4) -> F4 {
+            F4(core::array::from_fn(|i| {
+                if self.0[i] < lo.0[i] {
+                    lo.0[i]
+                } else {
+                    self.0[i]
+                }
+            }))
+        }
+
+        #[inline(always)]
+        pub fn min(self, hi: F4) -> F4 {
+            F4(core::array::from_fn(|i| {
+                if hi.0[i] < self.0[i] {
+                    hi.0[i]
+                } else {
+                    self.0[i]
                 }
             }))
         }
