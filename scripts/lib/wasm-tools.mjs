@@ -20,5 +20,9 @@ export const WASM_OPT = join(root, 'node_modules/.bin/wasm-opt');
 export function wasmOptArgs({ relaxedSimd = false } = {}) {
   const features = ['simd', 'bulk-memory', 'sign-ext', 'mutable-globals', 'nontrapping-float-to-int', 'reference-types', 'multivalue'];
   if (relaxedSimd) features.push('relaxed-simd');
-  return ['-O3', ...features.map((f) => `--enable-${f}`), '--strip-producers', '--strip-target-features'];
+  // --low-memory-unused lets -O3 fold `load(p + C)` into `load offset=C (p)`, which differ only
+  // when p + C wraps past 4 GiB into the first KiB; Rust's wasm32 layout puts the bottom of a
+  // 1 MiB stack there, reached only by an overflow. V8 then addresses without a separate add: the
+  // 1x1 conv 2% faster in Node, 2.5 KB less gzipped.
+  return ['-O3', '--low-memory-unused', ...features.map((f) => `--enable-${f}`), '--strip-producers', '--strip-target-features'];
 }
