@@ -288,6 +288,7 @@ mod tests {
                         bias: Some(&bias),
                         lo: 0.0,
                         hi: 6.0,
+                        alpha: None,
                     },
                     rest: None,
                 };

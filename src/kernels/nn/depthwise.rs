@@ -4,7 +4,7 @@
 
 use super::conv::Conv2dParams;
 use super::epilogue::{with_output, Fusion, RowEpilogue};
-use super::simd::{load_at, store_uninit_at, F4};
+use super::simd::{load_at, prelu_row, store_uninit_at, F4};
 use super::window::{dims4, padding_attrs, Dim1};
 use crate::ops::def::FLOAT;
 use crate::ops::{Kernel, KernelContext, KernelFactory::Prepared};
@@ -85,6 +85,12 @@ pub fn depthwise(
             // SAFETY: `channels_simd` returned Ok, so it wrote all `total` elements of `spare`
             // (its contract), the first `total` slots of `out`'s capacity.
             unsafe { out.set_len(total) };
+            // (The register paths take the bias and clamp; a PReLU follows on the finished rows.)
+            if let Some(alpha) = epi.fast.alpha {
+                for px in out.chunks_exact_mut(co) {
+                    prelu_row(px, alpha);
+                }
+            }
             if let Some(rest) = epi.rest {
                 for (row, px) in out.chunks_exact_mut(co).enumerate() {
                     rest.apply_row(row, 0, px);

@@ -231,19 +231,30 @@ pub struct Bound<'f> {
 }
 
 impl Bound<'_> {
-    /// The whole epilogue as a bias + clamp that kernels apply in registers, when it is one.
+    /// The whole epilogue as a bias + clamp or bias + per-channel PReLU that kernels apply in
+    /// registers, when it is one.
     pub fn bias_clamp(&self) -> Option<BiasClamp<'_>> {
         if !self.row_local {
             return None;
         }
         let bias = self.register_bias()?;
-        let (lo, hi) = match self.post {
-            PostOp::Act(Activation::Identity) => (f32::NEG_INFINITY, f32::INFINITY),
-            PostOp::Act(Activation::Relu) => (0.0, f32::INFINITY),
+        let (inf, mut alpha) = (f32::INFINITY, None);
+        let (lo, hi) = match &self.post {
+            PostOp::Act(Activation::Identity) => (-inf, inf),
+            PostOp::Act(Activation::Relu) => (0.0, inf),
             PostOp::Act(Activation::Relu6) => (0.0, 6.0),
+            PostOp::Prelu(Operand::Channel(a)) if a.len() == self.n => {
+                alpha = Some(&a[..]);
+                (-inf, inf)
+            }
             _ => return None,
         };
-        Some(BiasClamp { bias, lo, hi })
+        Some(BiasClamp {
+            bias,
+            lo,
+            hi,
+            alpha,
+        })
     }
 
     /// The pre-op as a bias kernels can add in registers: `Some(None)` for none, `Some(bias)` for
@@ -266,8 +277,7 @@ impl Bound<'_> {
         let bias = self.register_bias()?;
         let fast = BiasClamp {
             bias,
-            lo: f32::NEG_INFINITY,
-            hi: f32::INFINITY,
+            ..BiasClamp::NONE
         };
         Some((fast, act))
     }

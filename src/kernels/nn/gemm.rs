@@ -276,7 +276,8 @@ pub fn gemm_into(
     if start.checked_add(len).is_none_or(|e| e > out.capacity()) {
         return Err(internal("gemm output buffer too small"));
     }
-    let fast_ok = epi.fast.bias.is_none_or(|bias| bias.len() == n);
+    let fast_ok = epi.fast.bias.is_none_or(|bias| bias.len() == n)
+        && epi.fast.alpha.is_none_or(|alpha| alpha.len() == n);
     if a.cs == 1 && m >= MR && (1..=KD).contains(&k) && b.rows == k && fast_ok {
         // A row-wise rest of the epilogue runs on blocks of REST_ROWS rows while they are in
         // cache, against B packed once; without one, one block.
@@ -484,6 +485,16 @@ pub fn store_tile(
         for a in acc.iter_mut() {
             a[0] = a[0].min(hi);
             a[1] = a[1].min(hi);
+        }
+    }
+    if let Some(al) = epi.alpha {
+        let (a0, a1) = (
+            load_at(al, j).ok_or_else(bad)?,
+            load_at(al, j + 4).ok_or_else(bad)?,
+        );
+        for a in acc.iter_mut() {
+            a[0] = a[0].prelu(a0);
+            a[1] = a[1].prelu(a1);
         }
     }
     for (row, acc) in out.iter_mut().zip(&acc) {
@@ -804,34 +815,45 @@ mod tests {
                         );
                     }
                     // gemm_into (the direct path when A's rows are contiguous), appended after
-                    // existing data, with a bias + Relu6 epilogue in registers.
+                    // existing data, with a bias + Relu6 and a bias + PReLU epilogue in registers.
                     let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.25 - 1.0).collect();
-                    let epi = RowEpilogue {
-                        fast: BiasClamp {
-                            bias: Some(&bias),
-                            lo: 0.0,
-                            hi: 6.0,
-                        },
-                        rest: None,
+                    let alpha: Vec<f32> = (0..n).map(|j| 0.5 - j as f32 * 0.125).collect();
+                    let relu6 = BiasClamp {
+                        bias: Some(&bias),
+                        lo: 0.0,
+                        hi: 6.0,
+                        alpha: None,
                     };
-                    let mut out = Vec::with_capacity(3 + m * n);
-                    out.extend([7.0f32; 3]);
-                    gemm_into(
-                        MatRef::new(&a, m, k, ta).unwrap(),
-                        MatRef::new(&b, k, n, tb).unwrap(),
-                        &mut out,
-                        &epi,
-                        0,
-                    )
-                    .unwrap();
-                    assert_eq!(out.len(), 3 + m * n);
-                    assert_eq!(out[..3], [7.0; 3]);
-                    for (i, (x, y)) in out[3..].iter().zip(&want).enumerate() {
-                        let y = (y + bias[i % n]).clamp(0.0, 6.0);
-                        assert!(
-                            (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
-                            "gemm_into {m}x{k}x{n} ta={ta} tb={tb}: {x} vs {y}"
-                        );
+                    let prelu = BiasClamp {
+                        bias: Some(&bias),
+                        alpha: Some(&alpha),
+                        ..BiasClamp::NONE
+                    };
+                    for fast in [relu6, prelu] {
+                        let epi = RowEpilogue { fast, rest: None };
+                        let mut out = Vec::with_capacity(3 + m * n);
+                        out.extend([7.0f32; 3]);
+                        gemm_into(
+                            MatRef::new(&a, m, k, ta).unwrap(),
+                            MatRef::new(&b, k, n, tb).unwrap(),
+                            &mut out,
+                            &epi,
+                            0,
+                        )
+                        .unwrap();
+                        assert_eq!(out.len(), 3 + m * n);
+                        assert_eq!(out[..3], [7.0; 3]);
+                        for (i, (x, y)) in out[3..].iter().zip(&want).enumerate() {
+                            let y = (y + bias[i % n]).clamp(fast.lo, fast.hi);
+                            let y = match fast.alpha {
+                                Some(al) if y < 0.0 => y * al[i % n],
+                                _ => y,
+                            };
+                            assert!(
+                                (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
+                                "gemm_into {m}x{k}x{n} ta={ta} tb={tb}: {x} vs {y}"
+                            );
+                        }
                     }
                 }
             }

@@ -12,8 +12,8 @@ use core::mem::MaybeUninit;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod imp {
     use core::arch::wasm32::{
-        f32x4_add, f32x4_extract_lane, f32x4_mul, f32x4_pmax, f32x4_pmin, f32x4_splat, f32x4_sub,
-        v128, v128_load, v128_store,
+        f32x4_add, f32x4_extract_lane, f32x4_lt, f32x4_mul, f32x4_pmax, f32x4_pmin, f32x4_splat,
+        f32x4_sub, v128, v128_bitselect, v128_load, v128_store,
     };
     use core::mem::MaybeUninit;
 
@@ -77,6 +77,13 @@ mod imp {
         #[inline(always)]
         pub fn min(self, hi: F4) -> F4 {
             F4(f32x4_pmin(self.0, hi.0))
+        }
+
+        /// `x < 0 ? x * a : x` lane-wise (PReLU; NaN and -0 pass, as in the scalar form).
+        #[inline(always)]
+        pub fn prelu(self, a: F4) -> F4 {
+            let neg = f32x4_lt(self.0, f32x4_splat(0.0));
+            F4(v128_bitselect(f32x4_mul(self.0, a.0), self.0, neg))
         }
 
         /// `self * b + c`, fused in the relaxed-SIMD build.
@@ -182,6 +189,18 @@ mod imp {
                     hi.0[i]
                 } else {
                     self.0[i]
+                }
+            }))
+        }
+
+        #[inline(always)]
+        pub fn prelu(self, a: F4) -> F4 {
+            F4(core::array::from_fn(|i| {
+                let x = self.0[i];
+                if x < 0.0 {
+                    x * a.0[i]
+                } else {
+                    x
                 }
             }))
         }
@@ -329,13 +348,16 @@ pub fn store_uninit_at(d: &mut [MaybeUninit<f32>], at: usize, v: F4) {
 }
 
 /// A per-channel epilogue simple enough to run in registers: `clamp(x + bias[c], lo, hi)`
-/// (`lo`/`hi` infinite for no activation, `0`/`inf` for Relu, `0`/`6` for Relu6).
+/// (`lo`/`hi` infinite for no activation, `0`/`inf` for Relu, `0`/`6` for Relu6), then, with
+/// `alpha`, PReLU: `x < 0 ? x * alpha[c] : x`.
 #[derive(Clone, Copy)]
 pub struct BiasClamp<'a> {
     /// One value per output channel, or `None` for no bias.
     pub bias: Option<&'a [f32]>,
     pub lo: f32,
     pub hi: f32,
+    /// One PReLU slope per output channel, or `None` for no PReLU.
+    pub alpha: Option<&'a [f32]>,
 }
 
 impl BiasClamp<'_> {
@@ -343,6 +365,7 @@ impl BiasClamp<'_> {
         bias: None,
         lo: f32::NEG_INFINITY,
         hi: f32::INFINITY,
+        alpha: None,
     };
 }
 
@@ -354,14 +377,25 @@ impl BiasClamp<'_> {
                 *x += y;
             }
         }
-        if self.lo == f32::NEG_INFINITY && self.hi == f32::INFINITY {
-            return;
+        if self.lo != f32::NEG_INFINITY || self.hi != f32::INFINITY {
+            let (lo, hi) = (self.lo, self.hi);
+            for x in seg.iter_mut() {
+                let v = if *x < lo { lo } else { *x };
+                *x = if hi < v { hi } else { v };
+            }
         }
-        let (lo, hi) = (self.lo, self.hi);
-        for x in seg {
-            let v = if *x < lo { lo } else { *x };
-            *x = if hi < v { hi } else { v };
+        if let Some(a) = self.alpha {
+            prelu_row(seg, a.get(col0..).unwrap_or(&[]));
         }
+    }
+}
+
+/// `x < 0 ? x * a : x` over a row and its per-channel slopes (a select, not a branch: the loop
+/// vectorizes).
+pub fn prelu_row(seg: &mut [f32], alpha: &[f32]) {
+    for (x, &a) in seg.iter_mut().zip(alpha) {
+        let v = *x;
+        *x = if v < 0.0 { v * a } else { v };
     }
 }
 
