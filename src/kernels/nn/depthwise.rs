@@ -497,6 +497,34 @@ fn interior<const K: usize>(
         });
         let (zero, b) = (F4::splat(0.0), load_at(ep.bias, c0));
         let mut ox = x_lo;
+        if sx == 1 && step == c && K + 3 <= QUAD_COLS {
+            // Stride 1, dilation 1: four adjacent pixels read K + 3 input columns per row, each
+            // loaded once. Four sums in flight: one pixel's taps are a chain of dependent adds
+            // (K * K of them, each waiting on the last), which bounded the pair loop below.
+            while ox + 4 <= x_hi {
+                let base = (ox - pad) * c + c0;
+                let mut acc = [zero; 4];
+                for (r, w) in rows.iter().zip(w.iter()) {
+                    // SAFETY: `x_lo * sx >= pad` (checked), so `base` does not wrap; with `sx == 1`,
+                    // `step == c` and `ox + 3 < x_hi`, the last load ends at `base + (K + 2) * c
+                    // + 4 = (ox + 3 - pad) * c + (K - 1) * step + c0 + 4 <= ((x_hi - 1) * sx -
+                    // pad) * c + (K - 1) * step + c = end` (`c0 + 4 <= c`), and `end <= r.len()`.
+                    let x: [F4; QUAD_COLS] = core::array::from_fn(|j| match j < K + 3 {
+                        true => unsafe { load_in(r, base + j * c) },
+                        false => zero,
+                    });
+                    for (j, &wj) in w.iter().enumerate() {
+                        for (p, a) in acc.iter_mut().enumerate() {
+                            *a = x[j + p].mul_add(wj, *a);
+                        }
+                    }
+                }
+                for (p, a) in acc.into_iter().enumerate() {
+                    store_uninit_at(orow, (ox + p) * c + c0, finish(a, b, lo, hi));
+                }
+                ox += 4;
+            }
+        }
         if sx == 1 && step == c {
             // Stride 1, dilation 1: pixels `ox` and `ox + 1` share K - 1 of their K input columns
             // per row, so load the row's K + 1 columns once for both.
@@ -539,6 +567,9 @@ fn interior<const K: usize>(
     }
     Ok(())
 }
+
+/// Input columns the four-pixel stride-1 interior loop holds per row (K + 3, for K up to 5).
+const QUAD_COLS: usize = 8;
 
 /// Depths from which a row's interior pixels run pixel by pixel (see `channels_simd`).
 const WIDE_DEPTH: usize = 64;
