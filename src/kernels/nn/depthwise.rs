@@ -551,6 +551,24 @@ fn interior<const K: usize>(
                 ox += 2;
             }
         }
+        // Any stride or dilation, 5x5: four pixels' sums in flight, each reading its own window
+        // (Node, stride 2 on [1,128,128,16]: 1.2x faster; for 3x3 it measured 1.3x slower).
+        while K == 5 && ox + 4 <= x_hi {
+            let mut acc = [zero; 4];
+            for (r, w) in rows.iter().zip(w.iter()) {
+                for (j, &wj) in w.iter().enumerate() {
+                    for (p, a) in acc.iter_mut().enumerate() {
+                        let base = ((ox + p) * sx - pad) * c + c0;
+                        // SAFETY: as in the pixel loop below, for pixel `ox + p < x_hi`.
+                        *a = unsafe { load_in(r, base + j * step) }.mul_add(wj, *a);
+                    }
+                }
+            }
+            for (p, a) in acc.into_iter().enumerate() {
+                store_uninit_at(orow, (ox + p) * c + c0, finish(a, b, lo, hi));
+            }
+            ox += 4;
+        }
         for ox in ox..x_hi {
             let base = (ox * sx - pad) * c + c0;
             let mut acc = zero;
