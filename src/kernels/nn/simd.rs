@@ -171,38 +171,25 @@ mod imp {
             }))
         }
 
+        /// `f` lane by lane over `self` and `o`.
+        #[inline(always)]
+        fn lanes(self, o: F4, f: impl Fn(f32, f32) -> f32) -> F4 {
+            F4(core::array::from_fn(|i| f(self.0[i], o.0[i])))
+        }
+
         #[inline(always)]
         pub fn max(self, lo: F4) -> F4 {
-            F4(core::array::from_fn(|i| {
-                if self.0[i] < lo.0[i] {
-                    lo.0[i]
-                } else {
-                    self.0[i]
-                }
-            }))
+            self.lanes(lo, |x, lo| if x < lo { lo } else { x })
         }
 
         #[inline(always)]
         pub fn min(self, hi: F4) -> F4 {
-            F4(core::array::from_fn(|i| {
-                if hi.0[i] < self.0[i] {
-                    hi.0[i]
-                } else {
-                    self.0[i]
-                }
-            }))
+            self.lanes(hi, |x, hi| if hi < x { hi } else { x })
         }
 
         #[inline(always)]
         pub fn prelu(self, a: F4) -> F4 {
-            F4(core::array::from_fn(|i| {
-                let x = self.0[i];
-                if x < 0.0 {
-                    x * a.0[i]
-                } else {
-                    x
-                }
-            }))
+            self.lanes(a, |x, a| if x < 0.0 { x * a } else { x })
         }
 
         /// `self * b + c`, unfused (as the plain SIMD128 build).
