@@ -41,11 +41,46 @@ pub struct Status {
 
 pub type Result<T> = std::result::Result<T, Status>;
 
+/// What a message is made from: a `String` is moved in; a `&str` or `format_args!` is copied or
+/// formatted out of line (`Into<String>` copied the text inline at each of the ~200 literal-message
+/// error sites).
+pub trait IntoMessage {
+    fn into_message(self) -> String;
+}
+
+impl IntoMessage for String {
+    fn into_message(self) -> String {
+        self
+    }
+}
+
+impl IntoMessage for &str {
+    fn into_message(self) -> String {
+        owned_message(self)
+    }
+}
+
+impl IntoMessage for fmt::Arguments<'_> {
+    fn into_message(self) -> String {
+        formatted_message(self)
+    }
+}
+
+#[inline(never)]
+fn owned_message(s: &str) -> String {
+    s.to_owned()
+}
+
+#[inline(never)]
+fn formatted_message(args: fmt::Arguments<'_>) -> String {
+    fmt::format(args)
+}
+
 impl Status {
-    pub fn new(code: Code, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, message: impl IntoMessage) -> Self {
         Status {
             code,
-            message: message.into(),
+            message: message.into_message(),
         }
     }
 
@@ -66,7 +101,7 @@ impl std::error::Error for Status {}
 
 macro_rules! status_ctor {
     ($fn_name:ident, $code:ident) => {
-        pub fn $fn_name(message: impl Into<String>) -> Status {
+        pub fn $fn_name(message: impl IntoMessage) -> Status {
             Status::new(Code::$code, message)
         }
     };
@@ -86,7 +121,7 @@ status_ctor!(unavailable, Unavailable);
 macro_rules! ensure {
     ($cond:expr, $($fmt:tt)+) => {
         if !$cond {
-            return Err($crate::status::invalid_argument(format!($($fmt)+)));
+            return Err($crate::status::invalid_argument(format_args!($($fmt)+)));
         }
     };
 }
