@@ -15,8 +15,10 @@ use crate::status::{invalid_argument, resource_exhausted, Result};
 use std::cell::Cell;
 use std::rc::Rc;
 
-/// Typed element storage.
+/// Typed element storage. `repr(u8)`: an explicit tag in the same order as `DType`, so `dtype()`
+/// (inlined at ~600 places) is one byte load, where the Vec-capacity niche needed a decode.
 #[derive(Debug)]
+#[repr(u8)]
 pub enum Data {
     F32(Vec<f32>),
     I32(Vec<i32>),
