@@ -131,7 +131,10 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     } = resize_args(a, images, &i[1])?;
     let shape = Shape::new(vec![n, oh, ow, c])?;
     if shape.num_elements() == 0 {
-        return Ok(vec![Tensor::from_vec(shape, Vec::<f32>::new())?]);
+        return Ok(crate::ops::one_output(Tensor::from_vec(
+            shape,
+            Vec::<f32>::new(),
+        )?));
     }
     // Integer input as f32 once: TF casts every sample to float before interpolating (float32
     // input is aliased, not copied).
@@ -147,7 +150,7 @@ fn resize_bilinear(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Re
     } else {
         wide(xs, [n, h, w, c], &ys, &xw, &mut out)?;
     }
-    Ok(vec![Tensor::from_vec(shape, out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(shape, out)?))
 }
 
 fn out_of_range() -> crate::status::Status {
