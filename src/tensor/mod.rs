@@ -233,6 +233,9 @@ impl Tensor {
         })
     }
 
+    /// Out of line (one instance per element type): the length check and the buffer were
+    /// expanded at each of the ~170 kernels that make an output.
+    #[inline(never)]
     pub fn from_vec<T: Element>(shape: Shape, v: Vec<T>) -> Result<Tensor> {
         Tensor::new(shape, T::wrap(v))
     }
