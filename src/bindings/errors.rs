@@ -14,7 +14,7 @@ pub fn to_js(status: Status) -> JsValue {
     // Reflect::set on a fresh plain object cannot fail; ignore the Ok(true).
     let _ = Reflect::set(&o, &"__eagerError".into(), &JsValue::TRUE);
     let _ = Reflect::set(&o, &"code".into(), &status.code.name().into());
-    let _ = Reflect::set(&o, &"message".into(), &status.message.into());
+    let _ = Reflect::set(&o, &"message".into(), &status.into_message().into());
     o.into()
 }
 

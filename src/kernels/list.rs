@@ -317,7 +317,7 @@ pub(super) fn cut(x: &Tensor, sizes: &[usize], drop: bool) -> Result<Vec<Tensor>
 
 fn handle_out(ctx: &mut KernelContext<'_>, l: TensorList) -> Out {
     let h = ctx.resources.new_list(l, ctx.scope)?;
-    Ok(vec![Tensor::resource(h)])
+    Ok(crate::ops::one_output(Tensor::resource(h)))
 }
 
 pub(super) fn count(t: &Tensor, what: &str) -> Result<usize> {
@@ -369,10 +369,13 @@ fn get_item(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     check_dtype(l, a)?;
     let k = index(&i[1], l.items.len(), "TensorListGetItem")?;
     match &l.items[k] {
-        Some(t) => Ok(vec![t.clone()]),
+        Some(t) => Ok(crate::ops::one_output(t.clone())),
         None => {
             let dims = element_dims(l, &i[2], "TensorListGetItem")?;
-            Ok(vec![Tensor::zeros(l.dtype, Shape::new(dims)?)?])
+            Ok(crate::ops::one_output(Tensor::zeros(
+                l.dtype,
+                Shape::new(dims)?,
+            )?))
         }
     }
 }
@@ -402,7 +405,7 @@ fn set_item(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
         index(&i[1], len, "TensorListSetItem")?
     };
     l.items[k] = Some(i[2].clone());
-    Ok(vec![i[0].clone()])
+    Ok(crate::ops::one_output(i[0].clone()))
 }
 
 fn stack(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -418,7 +421,7 @@ fn stack(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let dims = element_dims(l, &i[1], "TensorListStack")?;
     let all: Vec<usize> = (0..l.items.len()).collect();
     let items = filled(l, &all, &dims)?;
-    Ok(vec![join(&items, l.dtype, &dims, false)?])
+    Ok(crate::ops::one_output(join(&items, l.dtype, &dims, false)?))
 }
 
 fn gather(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -427,7 +430,7 @@ fn gather(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let picks = indices_in(l, &i[1], "TensorListGather")?;
     let dims = element_dims(l, &i[2], "TensorListGather")?;
     let items = filled(l, &picks, &dims)?;
-    Ok(vec![join(&items, l.dtype, &dims, false)?])
+    Ok(crate::ops::one_output(join(&items, l.dtype, &dims, false)?))
 }
 
 fn push_back(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -436,7 +439,7 @@ fn push_back(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let n = l.items.len();
     l.resize(n + 1)?;
     l.items[n] = Some(i[1].clone());
-    Ok(vec![i[0].clone()])
+    Ok(crate::ops::one_output(i[0].clone()))
 }
 
 fn pop_back(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -459,7 +462,7 @@ fn pop_back(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
 
 fn length(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let l = ctx.resources.list(i[0].resource_handle()?)?;
-    Ok(vec![Tensor::scalar(l.items.len() as i32)])
+    Ok(crate::ops::one_output(Tensor::scalar(l.items.len() as i32)))
 }
 
 fn element_shape(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -470,10 +473,10 @@ fn element_shape(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
     };
     let scalar = l.element_shape.is_none();
     let dims: &[usize] = if scalar { &[] } else { &[v.len()] };
-    Ok(vec![match a.dtype("shape_type")? {
+    Ok(crate::ops::one_output(match a.dtype("shape_type")? {
         DType::Int64 => Tensor::from_slice(dims, &v)?,
         _ => Tensor::from_slice(dims, &v.iter().map(|&d| d as i32).collect::<Vec<_>>())?,
-    }])
+    }))
 }
 
 fn scatter(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -581,5 +584,5 @@ fn concat(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
 fn resize(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let n = count(&i[1], "size")?;
     ctx.resources.list_mut(i[0].resource_handle()?)?.resize(n)?;
-    Ok(vec![i[0].clone()])
+    Ok(crate::ops::one_output(i[0].clone()))
 }

@@ -167,12 +167,12 @@ macro_rules! arith {
             inputs: &[Tensor],
         ) -> Outputs {
             let (x, y) = two(inputs, ["x", "y"])?;
-            Ok(vec![match x.dtype() {
+            Ok(crate::ops::one_output(match x.dtype() {
                 DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
                 DType::Int64 => binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?,
                 d => return Err(unsupported(d)),
-            }])
+            }))
         }
     };
 }
@@ -204,7 +204,7 @@ fn min_nan(a: f32, b: f32) -> f32 {
 
 fn real_div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs, ["x", "y"])?;
-    Ok(vec![div_f32(x, y)?])
+    Ok(crate::ops::one_output(div_f32(x, y)?))
 }
 
 /// Float division, shared by RealDiv and Div.
@@ -227,7 +227,7 @@ macro_rules! checked_arith {
     ($fname:ident, $check:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs, ["x", "y"])?;
-            Ok(vec![match x.dtype() {
+            Ok(crate::ops::one_output(match x.dtype() {
                 DType::Float32 => binary_map_fn(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => {
                     $check::<i32>(x, y)?;
@@ -238,7 +238,7 @@ macro_rules! checked_arith {
                     binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?
                 }
                 d => return Err(unsupported(d)),
-            }])
+            }))
         }
     };
 }
@@ -298,7 +298,7 @@ macro_rules! int_pow {
 // `b == 0` cannot reach the integer closures (checked first); the guards keep them panic-free.
 fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs, ["x", "y"])?;
-    Ok(vec![match x.dtype() {
+    Ok(crate::ops::one_output(match x.dtype() {
         DType::Float32 => div_f32(x, y)?,
         DType::Int32 => {
             check_divisor::<i32>(x, y)?;
@@ -317,7 +317,7 @@ fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             )?
         }
         d => return Err(unsupported(d)),
-    }])
+    }))
 }
 checked_arith!(floor_div, check_divisor, |a, b| float: (a / b).floor(),
     int: if b == 0 { 0 } else { floor_div_int!(a, b) });
@@ -344,12 +344,12 @@ macro_rules! compare {
     ($fname:ident, $op:tt) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let (x, y) = two(inputs, ["x", "y"])?;
-            Ok(vec![match x.dtype() {
+            Ok(crate::ops::one_output(match x.dtype() {
                 DType::Float32 => binary_map(x, y, |a: f32, b: f32| a $op b)?,
                 DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a $op b)?,
                 DType::Int64 => binary_map_fn(x, y, |a: i64, b: i64| a $op b)?,
                 d => return Err(unsupported(d)),
-            }])
+            }))
         }
     };
 }
@@ -364,7 +364,7 @@ compare!(less_equal, <=);
 fn equality(a: &NodeAttrs, inputs: &[Tensor], equal: bool) -> Outputs {
     let (x, y) = two(inputs, ["x", "y"])?;
     if broadcast_shapes(x.dims(), y.dims()).is_err() && !a.bool("incompatible_shape_error")? {
-        return Ok(vec![Tensor::scalar(!equal)]);
+        return Ok(crate::ops::one_output(Tensor::scalar(!equal)));
     }
     let out = crate::with_dtype!(x.dtype(), T, {
         if equal {
@@ -373,7 +373,7 @@ fn equality(a: &NodeAttrs, inputs: &[Tensor], equal: bool) -> Outputs {
             binary_map_fn(x, y, |p: T, q: T| p != q)
         }
     })?;
-    Ok(vec![out])
+    Ok(crate::ops::one_output(out))
 }
 
 fn equal(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -386,16 +386,27 @@ fn not_equal(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
 
 fn logical_and(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs, ["x", "y"])?;
-    Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a && b)?])
+    Ok(crate::ops::one_output(binary_map_fn(
+        x,
+        y,
+        |a: bool, b: bool| a && b,
+    )?))
 }
 
 fn logical_or(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs, ["x", "y"])?;
-    Ok(vec![binary_map_fn(x, y, |a: bool, b: bool| a || b)?])
+    Ok(crate::ops::one_output(binary_map_fn(
+        x,
+        y,
+        |a: bool, b: bool| a || b,
+    )?))
 }
 
 fn logical_not(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    Ok(vec![unary_map_fn(input(inputs, 0, "x")?, |a: bool| !a)?])
+    Ok(crate::ops::one_output(unary_map_fn(
+        input(inputs, 0, "x")?,
+        |a: bool| !a,
+    )?))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,11 +433,13 @@ fn select(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Output
     }
     let cond = c.as_slice::<bool>()?;
     if c.rank() == 0 {
-        return Ok(vec![if cond.first().copied().unwrap_or(false) {
-            t.clone()
-        } else {
-            e.clone()
-        }]);
+        return Ok(crate::ops::one_output(
+            if cond.first().copied().unwrap_or(false) {
+                t.clone()
+            } else {
+                e.clone()
+            },
+        ));
     }
     let out = if c.rank() == 1 && t.rank() != 1 {
         if t.rank() == 0 {
@@ -462,7 +475,7 @@ fn select(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Output
         }
         select_runs(&[t, e], cond, t.shape().clone())?
     };
-    Ok(vec![out])
+    Ok(crate::ops::one_output(out))
 }
 
 /// Elementwise select between two same-shaped sources, copied as runs of equal condition.
@@ -485,7 +498,7 @@ fn select_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
     let shape = Shape::new(dims)?;
     let cond = c.as_slice::<bool>()?;
     if c.dims() == shape.dims() && t.dims() == shape.dims() && e.dims() == shape.dims() {
-        return Ok(vec![select_runs(&[t, e], cond, shape)?]);
+        return Ok(crate::ops::one_output(select_runs(&[t, e], cond, shape)?));
     }
     let n = shape.num_elements();
     let d = shape.dims().to_vec();
@@ -522,7 +535,7 @@ fn select_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
             }
         }
     })?;
-    Ok(vec![out])
+    Ok(crate::ops::one_output(out))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,12 +563,12 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
         }
         Tensor::from_vec(first.shape().clone(), out)
     }
-    Ok(vec![match first.dtype() {
+    Ok(crate::ops::one_output(match first.dtype() {
         DType::Float32 => sum(inputs, |a: f32, b| a + b)?,
         DType::Int32 => sum(inputs, |a: i32, b| a.wrapping_add(b))?,
         DType::Int64 => sum(inputs, |a: i64, b| a.wrapping_add(b))?,
         d => return Err(unsupported(d)),
-    }])
+    }))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -566,12 +579,18 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
 macro_rules! unary_float {
     ($fname:ident, |$a:ident| $e:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-            Ok(vec![unary_map_fn(input(inputs, 0, "x")?, |$a: f32| $e)?])
+            Ok(crate::ops::one_output(unary_map_fn(
+                input(inputs, 0, "x")?,
+                |$a: f32| $e,
+            )?))
         }
     };
     (fast $fname:ident, |$a:ident| $e:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-            Ok(vec![unary_f32(input(inputs, 0, "x")?, |$a: f32| $e)?])
+            Ok(crate::ops::one_output(unary_f32(
+                input(inputs, 0, "x")?,
+                |$a: f32| $e,
+            )?))
         }
     };
 }
@@ -593,12 +612,12 @@ macro_rules! unary_numeric {
     ($fname:ident, |$a:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let x = input(inputs, 0, "x")?;
-            Ok(vec![match x.dtype() {
+            Ok(crate::ops::one_output(match x.dtype() {
                 DType::Float32 => unary_map(x, |$a: f32| $ef)?,
                 DType::Int32 => unary_map_fn(x, |$a: i32| $ei)?,
                 DType::Int64 => unary_map_fn(x, |$a: i64| $ei)?,
                 d => return Err(unsupported(d)),
-            }])
+            }))
         }
     };
 }
@@ -649,7 +668,10 @@ pub fn erf_f32(x: f32) -> f32 {
 
 fn zeros_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let x = input(inputs, 0, "x")?;
-    Ok(vec![Tensor::zeros(x.dtype(), x.shape().clone())?])
+    Ok(crate::ops::one_output(Tensor::zeros(
+        x.dtype(),
+        x.shape().clone(),
+    )?))
 }
 
 fn ones_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -659,7 +681,7 @@ fn ones_like(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
     let out = assemble(&[&one], x.dtype(), x.shape().clone(), &mut |emit| {
         emit(0, 0, n, 0)
     })?;
-    Ok(vec![out])
+    Ok(crate::ops::one_output(out))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -752,7 +774,7 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
 
 fn cast(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let x = input(inputs, 0, "x")?;
-    Ok(vec![cast_tensor(x, a.dtype("DstT")?)?])
+    Ok(crate::ops::one_output(cast_tensor(x, a.dtype("DstT")?)?))
 }
 
 #[cfg(test)]

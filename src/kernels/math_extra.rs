@@ -85,7 +85,7 @@ fn unary_float(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> O
         "Tan" => f32::tan,
         _ => f32::exp_m1,
     };
-    Ok(vec![unary_map_fn(&inputs[0], f)?])
+    Ok(crate::ops::one_output(unary_map_fn(&inputs[0], f)?))
 }
 
 fn classify(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -94,21 +94,29 @@ fn classify(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outp
         "IsInf" => f32::is_infinite,
         _ => f32::is_finite,
     };
-    Ok(vec![unary_map_fn(&inputs[0], f)?])
+    Ok(crate::ops::one_output(unary_map_fn(&inputs[0], f)?))
 }
 
 fn atan2(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
-    Ok(vec![binary_map_fn(&i[0], &i[1], f32::atan2)?])
+    Ok(crate::ops::one_output(binary_map_fn(
+        &i[0],
+        &i[1],
+        f32::atan2,
+    )?))
 }
 
 fn div_no_nan(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
-    Ok(vec![binary_map_fn(&i[0], &i[1], |x: f32, y: f32| {
-        if y == 0.0 {
-            0.0
-        } else {
-            x / y
-        }
-    })?])
+    Ok(crate::ops::one_output(binary_map_fn(
+        &i[0],
+        &i[1],
+        |x: f32, y: f32| {
+            if y == 0.0 {
+                0.0
+            } else {
+                x / y
+            }
+        },
+    )?))
 }
 
 /// Any zero in an integer divisor is TF's "Integer division by zero" (checked up front).
@@ -128,19 +136,19 @@ fn check_int_divisor(y: &Tensor) -> Result<()> {
 fn modulo(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let (x, y) = (&i[0], &i[1]);
     check_int_divisor(y)?;
-    Ok(vec![match x.dtype() {
+    Ok(crate::ops::one_output(match x.dtype() {
         DType::Float32 => binary_map_fn(x, y, |a: f32, b: f32| a % b)?,
         DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a.wrapping_rem(b))?,
         _ => binary_map_fn(x, y, |a: i64, b: i64| a.wrapping_rem(b))?,
-    }])
+    }))
 }
 
 fn bitwise_and(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let (x, y) = (&i[0], &i[1]);
-    Ok(vec![match x.dtype() {
+    Ok(crate::ops::one_output(match x.dtype() {
         DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a & b)?,
         _ => binary_map_fn(x, y, |a: i64, b: i64| a & b)?,
-    }])
+    }))
 }
 
 /// TF's ClipByValue: the bounds are scalars or have `t`'s shape (no other broadcasting).
@@ -173,7 +181,7 @@ fn clip_by_value(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outp
     let dtype = t.dtype();
     let (t, lo, hi) = (&widen(t)?, &widen(lo)?, &widen(hi)?);
     let out = crate::with_num!(t.dtype(), "ClipByValue", T, { clip::<T>(t, lo, hi) })?;
-    Ok(vec![narrow(out, dtype)?])
+    Ok(crate::ops::one_output(narrow(out, dtype)?))
 }
 
 /// Cumsum / Cumprod along `axis`, optionally exclusive (shifted by one) and/or reversed.
@@ -228,5 +236,5 @@ fn scan(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let out = crate::with_num!(x.dtype(), a.op(), T, {
         run::<T>(x, geo, exclusive, reverse, product)
     })?;
-    Ok(vec![narrow(out, dtype)?])
+    Ok(crate::ops::one_output(narrow(out, dtype)?))
 }

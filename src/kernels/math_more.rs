@@ -109,7 +109,11 @@ fn bound(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let idx = crate::with_num!(sorted.dtype(), a.op(), T, {
         run::<T>(sorted, values, n, m, upper)
     })?;
-    Ok(vec![int_tensor(a.dtype("out_type")?, values.dims(), &idx)?])
+    Ok(crate::ops::one_output(int_tensor(
+        a.dtype("out_type")?,
+        values.dims(),
+        &idx,
+    )?))
 }
 
 fn band_part(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -142,7 +146,7 @@ fn band_part(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs 
     let [lo, up] = bands;
     let zero = Tensor::zeros(x.dtype(), Shape::scalar())?;
     // Source 0 is the input, source 1 a zero repeated.
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[x, &zero],
         x.dtype(),
         x.shape().clone(),
@@ -162,7 +166,7 @@ fn band_part(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs 
                 }
             }
         },
-    )?])
+    )?))
 }
 
 fn euclidean_norm(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -196,7 +200,10 @@ fn euclidean_norm(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Out
     } else {
         kept.iter().map(|&k| d[k]).collect()
     };
-    Ok(vec![Tensor::from_vec(Shape::new(dims)?, out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(
+        Shape::new(dims)?,
+        out,
+    )?))
 }
 
 /// Bincount (1-D int32 `arr`) and DenseBincount (1-D or 2-D, optionally binary).
@@ -282,7 +289,7 @@ fn bincount(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
             run::<T>(&idx, weights, (rows, cols, size), binary)?,
         )
     })?;
-    Ok(vec![narrow(out, dtype)?])
+    Ok(crate::ops::one_output(narrow(out, dtype)?))
 }
 
 fn fake_quant(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -356,7 +363,10 @@ fn lrn(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
             }
         }
     }
-    Ok(vec![Tensor::from_vec(x.shape().clone(), out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(
+        x.shape().clone(),
+        out,
+    )?))
 }
 
 #[cfg(test)]

@@ -361,11 +361,11 @@ fn reduce_rows<T: Element>(
 ) -> Outputs {
     let (x, axes) = two(inputs, ["input", "axis"])?;
     let Some(plan) = plan_for(a, x, axes)? else {
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     };
     if plan.count == 1 && finish.is_none() {
         // Every output is one input element: a reshape, as TF copies in this case.
-        return Ok(vec![x.reshaped(plan.out_shape)?]);
+        return Ok(crate::ops::one_output(x.reshaped(plan.out_shape)?));
     }
     let mut out = plan.run(x.as_slice::<T>()?, init, f, fold_row)?;
     if let Some(fin) = finish {
@@ -373,7 +373,10 @@ fn reduce_rows<T: Element>(
             *v = fin(*v, plan.count);
         }
     }
-    Ok(vec![Tensor::from_vec(plan.out_shape, out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(
+        plan.out_shape,
+        out,
+    )?))
 }
 
 fn dtype_of(inputs: &[Tensor]) -> Result<DType> {
@@ -617,7 +620,7 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
         }
         t => return Err(unsupported(t)),
     };
-    Ok(vec![out])
+    Ok(crate::ops::one_output(out))
 }
 
 fn arg_max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {

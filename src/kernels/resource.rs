@@ -73,7 +73,7 @@ fn var_handle(a: &NodeAttrs, ctx: &mut KernelContext<'_>, _: &[Tensor]) -> Resul
         shape,
         ctx.scope,
     )?;
-    Ok(vec![Tensor::resource(h)])
+    Ok(crate::ops::one_output(Tensor::resource(h)))
 }
 
 fn assign(_: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -83,9 +83,10 @@ fn assign(_: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Resu
 }
 
 fn read(a: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    Ok(vec![ctx
-        .resources
-        .read(inputs[0].resource_handle()?, a.dtype("dtype")?)?])
+    Ok(crate::ops::one_output(
+        ctx.resources
+            .read(inputs[0].resource_handle()?, a.dtype("dtype")?)?,
+    ))
 }
 
 fn update(
@@ -138,7 +139,7 @@ fn is_initialized(
     inputs: &[Tensor],
 ) -> Result<Vec<Tensor>> {
     let v = ctx.resources.variable(inputs[0].resource_handle()?)?;
-    Ok(vec![Tensor::scalar(v.value.is_some())])
+    Ok(crate::ops::one_output(Tensor::scalar(v.value.is_some())))
 }
 
 fn destroy(a: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {

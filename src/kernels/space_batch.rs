@@ -109,7 +109,7 @@ fn space_to_batch(
     let inner: usize = crate::kernels::num::prod(&dims[m + 1..]);
     let zero = zero_scalar(x.dtype())?;
     let od = shape.dims().to_vec();
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[x, &zero],
         x.dtype(),
         shape,
@@ -141,7 +141,7 @@ fn space_to_batch(
                 }
             }
         },
-    )?])
+    )?))
 }
 
 fn batch_to_space(
@@ -175,26 +175,31 @@ fn batch_to_space(
     let shape = Shape::new(out_dims)?;
     let inner: usize = crate::kernels::num::prod(&dims[m + 1..]);
     let od = shape.dims().to_vec();
-    Ok(vec![assemble(&[x], x.dtype(), shape, &mut |emit| {
-        let spatial: usize = crate::kernels::num::prod(&od[1..=m]);
-        let mut pos = vec![0; m];
-        for b in 0..batch {
-            for s in 0..spatial {
-                unravel(s, &od[1..=m], &mut pos);
-                let mut block_idx = 0;
-                let mut in_spatial = 0;
-                for i in 0..m {
-                    let u = pos[i] + crops[i].0;
-                    block_idx = block_idx * block[i] + u % block[i];
-                    in_spatial = in_spatial * dims[i + 1] + u / block[i];
+    Ok(crate::ops::one_output(assemble(
+        &[x],
+        x.dtype(),
+        shape,
+        &mut |emit| {
+            let spatial: usize = crate::kernels::num::prod(&od[1..=m]);
+            let mut pos = vec![0; m];
+            for b in 0..batch {
+                for s in 0..spatial {
+                    unravel(s, &od[1..=m], &mut pos);
+                    let mut block_idx = 0;
+                    let mut in_spatial = 0;
+                    for i in 0..m {
+                        let u = pos[i] + crops[i].0;
+                        block_idx = block_idx * block[i] + u % block[i];
+                        in_spatial = in_spatial * dims[i + 1] + u / block[i];
+                    }
+                    let in_b = block_idx * batch + b;
+                    let in_spatial_total: usize = crate::kernels::num::prod(&dims[1..=m]);
+                    let idx = in_b * in_spatial_total + in_spatial;
+                    emit(0, idx * inner, inner, 1);
                 }
-                let in_b = block_idx * batch + b;
-                let in_spatial_total: usize = crate::kernels::num::prod(&dims[1..=m]);
-                let idx = in_b * in_spatial_total + in_spatial;
-                emit(0, idx * inner, inner, 1);
             }
-        }
-    })?])
+        },
+    )?))
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ fn write(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let l = ctx.resources.list_mut(i[0].resource_handle()?)?;
     let k = slot(l, &i[1], "TensorArrayWriteV3")?;
     put(l, k, i[2].clone(), "TensorArrayWriteV3")?;
-    Ok(vec![flow()])
+    Ok(crate::ops::one_output(flow()))
 }
 
 fn check_dtype(l: &TensorList, a: &NodeAttrs) -> Result<()> {
@@ -184,7 +184,7 @@ fn read(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     if l.clear_after_read {
         l.items[k] = None;
     }
-    Ok(vec![v])
+    Ok(crate::ops::one_output(v))
 }
 
 fn gather(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -193,7 +193,7 @@ fn gather(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let picks = indices_in(l, &i[1], "TensorArrayGatherV3")?;
     let dims = element_dims(l, a.shape("element_shape")?, "TensorArrayGatherV3")?;
     let items = filled(l, &picks, &dims)?;
-    Ok(vec![join(&items, l.dtype, &dims, false)?])
+    Ok(crate::ops::one_output(join(&items, l.dtype, &dims, false)?))
 }
 
 fn scatter(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -212,12 +212,12 @@ fn scatter(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
         let k = slot(l, &Tensor::scalar(*k as i32), "TensorArrayScatterV3")?;
         put(l, k, v, "TensorArrayScatterV3")?;
     }
-    Ok(vec![flow()])
+    Ok(crate::ops::one_output(flow()))
 }
 
 fn size(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let l = ctx.resources.list(i[0].resource_handle()?)?;
-    Ok(vec![Tensor::scalar(l.items.len() as i32)])
+    Ok(crate::ops::one_output(Tensor::scalar(l.items.len() as i32)))
 }
 
 fn split(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
@@ -248,7 +248,7 @@ fn split(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     for (k, v) in parts.into_iter().enumerate() {
         put(l, k, v, "TensorArraySplitV3")?;
     }
-    Ok(vec![flow()])
+    Ok(crate::ops::one_output(flow()))
 }
 
 fn concat(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {

@@ -61,13 +61,16 @@ fn filled(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<
     let shape = Shape::new(dims)?;
     let dtype = a.dtype("T")?;
     if a.op() == "Zeros" {
-        return Ok(vec![Tensor::zeros(dtype, shape)?]);
+        return Ok(crate::ops::one_output(Tensor::zeros(dtype, shape)?));
     }
     let one = super::math::cast_tensor(&Tensor::scalar(1i32), dtype)?;
     let n = shape.num_elements();
-    Ok(vec![assemble(&[&one], dtype, shape, &mut |emit| {
-        emit(0, 0, n, 0)
-    })?])
+    Ok(crate::ops::one_output(assemble(
+        &[&one],
+        dtype,
+        shape,
+        &mut |emit| emit(0, 0, n, 0),
+    )?))
 }
 
 /// Conv1D as TF.js computes it: a Conv2D over [N, 1, W, C] with a [1, K, Ci, Co] filter.
@@ -103,14 +106,18 @@ fn conv1d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<
     let f4 = f.reshaped(Shape::new(vec![1, fd[0], fd[1], fd[2]])?)?;
     let y = conv2d(&x4, &f4, &p, None)?;
     let yd = y.dims().to_vec();
-    Ok(vec![y.reshaped(Shape::new(vec![yd[0], yd[2], yd[3]])?)?])
+    Ok(crate::ops::one_output(
+        y.reshaped(Shape::new(vec![yd[0], yd[2], yd[3]])?)?,
+    ))
 }
 
 struct DepthwiseAlias(Conv2dParams);
 
 impl Kernel for DepthwiseAlias {
     fn compute(&self, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-        Ok(vec![depthwise(&i[0], &i[1], &self.0, None)?])
+        Ok(crate::ops::one_output(depthwise(
+            &i[0], &i[1], &self.0, None,
+        )?))
     }
 }
 

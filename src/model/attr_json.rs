@@ -122,7 +122,7 @@ scalar!(
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<TypeText, E> {
         DType::parse(s)
             .map(TypeText)
-            .map_err(|e| E::custom(e.message))
+            .map_err(|e| E::custom(e.into_message()))
     }
 );
 
@@ -468,7 +468,9 @@ object!(
             _ => skip(&mut m)?,
         }
     },
-    |st| tensor_from_proto(st).map(TensorText).map_err(|e| e.message)
+    |st| tensor_from_proto(st)
+        .map(TensorText)
+        .map_err(crate::status::Status::into_message)
 );
 
 fn tensor_from_proto(st: TensorState) -> Result<Tensor> {

@@ -15,8 +15,10 @@ use crate::status::{invalid_argument, resource_exhausted, Result};
 use std::cell::Cell;
 use std::rc::Rc;
 
-/// Typed element storage.
+/// Typed element storage. `repr(u8)`: an explicit tag in the same order as `DType`, so `dtype()`
+/// (inlined at ~600 places) is one byte load, where the Vec-capacity niche needed a decode.
 #[derive(Debug)]
+#[repr(u8)]
 pub enum Data {
     F32(Vec<f32>),
     I32(Vec<i32>),
@@ -106,7 +108,40 @@ impl Drop for Buffer {
 #[derive(Debug, Clone)]
 pub struct Tensor {
     shape: Shape,
-    buffer: Rc<Buffer>,
+    buffer: SharedBuffer,
+}
+
+/// A tensor's reference to its buffer, released out of line: `Rc`'s drop (the decrement, and the
+/// buffer's own drop when it was the last reference) was expanded at each of the ~160 places a
+/// tensor is dropped.
+#[derive(Debug, Clone)]
+struct SharedBuffer(std::mem::ManuallyDrop<Rc<Buffer>>);
+
+impl SharedBuffer {
+    fn new(data: Data) -> SharedBuffer {
+        SharedBuffer(std::mem::ManuallyDrop::new(Rc::new(Buffer::new(data))))
+    }
+
+    fn into_rc(self) -> Rc<Buffer> {
+        let mut this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped (ManuallyDrop), so the Rc is taken exactly once.
+        unsafe { std::mem::ManuallyDrop::take(&mut this.0) }
+    }
+}
+
+impl Drop for SharedBuffer {
+    #[inline(never)]
+    fn drop(&mut self) {
+        // SAFETY: drop runs once, and nothing reads `self.0` after it.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.0) }
+    }
+}
+
+impl std::ops::Deref for SharedBuffer {
+    type Target = Rc<Buffer>;
+    fn deref(&self) -> &Rc<Buffer> {
+        &self.0
+    }
 }
 
 /// Element types with a storage variant; lets dtype-agnostic kernels be written once.
@@ -194,10 +229,13 @@ impl Tensor {
         }
         Ok(Tensor {
             shape,
-            buffer: Rc::new(Buffer::new(data)),
+            buffer: SharedBuffer::new(data),
         })
     }
 
+    /// Out of line (one instance per element type): the length check and the buffer were
+    /// expanded at each of the ~170 kernels that make an output.
+    #[inline(never)]
     pub fn from_vec<T: Element>(shape: Shape, v: Vec<T>) -> Result<Tensor> {
         Tensor::new(shape, T::wrap(v))
     }
@@ -211,14 +249,14 @@ impl Tensor {
     pub fn scalar<T: Element>(v: T) -> Tensor {
         Tensor {
             shape: Shape::scalar(),
-            buffer: Rc::new(Buffer::new(T::wrap(vec![v]))),
+            buffer: SharedBuffer::new(T::wrap(vec![v])),
         }
     }
 
     pub fn resource(handle: ResourceHandle) -> Tensor {
         Tensor {
             shape: Shape::scalar(),
-            buffer: Rc::new(Buffer::new(Data::Resource(handle))),
+            buffer: SharedBuffer::new(Data::Resource(handle)),
         }
     }
 
@@ -343,7 +381,7 @@ impl Tensor {
     /// Takes the data out if this is the only owner, for in-place reuse by elementwise kernels.
     pub fn try_into_data(self) -> std::result::Result<Data, Tensor> {
         let shape = self.shape;
-        match Rc::try_unwrap(self.buffer) {
+        match Rc::try_unwrap(self.buffer.into_rc()) {
             Ok(mut buffer) => {
                 let data = std::mem::replace(&mut buffer.data, Data::Bool(Vec::new()));
                 // The Drop of `buffer` now subtracts an empty buffer; correct the live bytes for
@@ -351,7 +389,10 @@ impl Tensor {
                 LIVE_TENSOR_BYTES.with(|c| c.set(c.get() - data.byte_len()));
                 Ok(data)
             }
-            Err(buffer) => Err(Tensor { shape, buffer }),
+            Err(buffer) => Err(Tensor {
+                shape,
+                buffer: SharedBuffer(std::mem::ManuallyDrop::new(buffer)),
+            }),
         }
     }
 }

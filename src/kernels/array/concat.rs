@@ -116,14 +116,14 @@ pub(super) fn concat_v2(
     let mut nonempty = values.iter().filter(|v| v.num_elements() > 0);
     if let (Some(only), None) = (nonempty.next(), nonempty.next()) {
         if only.num_elements() == shape.num_elements() {
-            return Ok(vec![only.reshaped(shape)?]);
+            return Ok(crate::ops::one_output(only.reshaped(shape)?));
         }
     }
     let outer = product(&first.dims()[..axis]);
     let inner = product(&first.dims()[axis + 1..]);
     let parts: Vec<&Tensor> = values.iter().collect();
     let runs: Vec<usize> = values.iter().map(|v| v.dims()[axis] * inner).collect();
-    Ok(vec![join(&parts, &runs, outer, shape)?])
+    Ok(crate::ops::one_output(join(&parts, &runs, outer, shape)?))
 }
 
 fn pack(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -152,12 +152,17 @@ fn pack(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
     dims.insert(axis, inputs.len());
     let shape = Shape::new(dims)?;
     if inputs.len() == 1 {
-        return Ok(vec![first.reshaped(shape)?]);
+        return Ok(crate::ops::one_output(first.reshaped(shape)?));
     }
     let outer = product(&first.dims()[..axis]);
     let inner = product(&first.dims()[axis..]);
     let parts: Vec<&Tensor> = inputs.iter().collect();
-    Ok(vec![join(&parts, &vec![inner; parts.len()], outer, shape)?])
+    Ok(crate::ops::one_output(join(
+        &parts,
+        &vec![inner; parts.len()],
+        outer,
+        shape,
+    )?))
 }
 
 /// Cuts `x` along `axis` into pieces of `sizes` (which sum to the axis length); with `drop_axis`
@@ -246,7 +251,7 @@ fn split(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<
     }
     let axis = if dim < 0 { dim + rank } else { dim } as usize;
     if num == 1 {
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     }
     let len = x.dims()[axis];
     let num = usize::try_from(num).map_err(|_| invalid_argument("num_split is too large"))?;
@@ -295,7 +300,7 @@ fn split_v(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Resul
                 sizes[0]
             )));
         }
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     }
     let mut neg_one: Option<usize> = None;
     let mut determined: i64 = 0;

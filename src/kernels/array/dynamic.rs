@@ -115,7 +115,10 @@ fn where_op(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outp
         }
     }
     let n = out.len() / rank;
-    Ok(vec![Tensor::from_slice(&[n, rank], &out)?])
+    Ok(crate::ops::one_output(Tensor::from_slice(
+        &[n, rank],
+        &out,
+    )?))
 }
 
 fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {

@@ -121,7 +121,7 @@ pub fn register(reg: &mut Registry) {
 }
 
 fn first_input(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    Ok(vec![inputs[0].clone()])
+    Ok(crate::ops::one_output(inputs[0].clone()))
 }
 
 /// Row-major element strides of `dims`.
@@ -158,7 +158,7 @@ pub(super) fn broadcast_to(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[T
         )));
     }
     if xd == out.as_slice() {
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     }
     let own = strides_of(xd);
     let off = out.len() - xd.len();
@@ -172,7 +172,9 @@ pub(super) fn broadcast_to(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[T
         })
         .collect();
     let shape = Shape::new(out.clone())?;
-    Ok(vec![gather_strided(x, 0, &out, &strides, shape)?])
+    Ok(crate::ops::one_output(gather_strided(
+        x, 0, &out, &strides, shape,
+    )?))
 }
 
 fn broadcast_args(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -180,7 +182,11 @@ fn broadcast_args(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -
     let r = broadcast_shapes(&s0, &s1)
         .map_err(|_| invalid_argument(format!("Incompatible shapes: {s0:?} vs. {s1:?}")))?;
     let v: Vec<i64> = r.iter().map(|&d| d as i64).collect();
-    Ok(vec![int_tensor(a.dtype("T")?, &[v.len()], &v)?])
+    Ok(crate::ops::one_output(int_tensor(
+        a.dtype("T")?,
+        &[v.len()],
+        &v,
+    )?))
 }
 
 /// `x` with the dims flagged in `flip` reversed: a strided view with negative strides.
@@ -217,7 +223,7 @@ fn reverse_v2(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Ou
         }
         flip[ax] = true;
     }
-    Ok(vec![reverse_dims(x, &flip)?])
+    Ok(crate::ops::one_output(reverse_dims(x, &flip)?))
 }
 
 fn reverse_v1(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -231,7 +237,7 @@ fn reverse_v1(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Ou
             inputs[1].shape()
         )));
     }
-    Ok(vec![reverse_dims(x, flip)?])
+    Ok(crate::ops::one_output(reverse_dims(x, flip)?))
 }
 
 fn one_hot(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -274,7 +280,7 @@ fn one_hot(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outpu
     let shape = Shape::new(out_dims)?;
     let idx = indices.to_i64_vec()?;
     // Sources: 0 = on, 1 = off.
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[on, off],
         on.dtype(),
         shape,
@@ -288,7 +294,7 @@ fn one_hot(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outpu
                 }
             }
         },
-    )?])
+    )?))
 }
 
 fn lin_space(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -318,7 +324,10 @@ fn lin_space(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
         out.extend((0..n - 1).map(|i| start + step * i as f32));
         out.push(stop);
     }
-    Ok(vec![Tensor::from_vec(Shape::from_dims(&[n])?, out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(
+        Shape::from_dims(&[n])?,
+        out,
+    )?))
 }
 
 fn shape_n(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -404,13 +413,13 @@ fn depth_space(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> O
             vec![n, h / bs, w / bs, cb],
         )
     };
-    Ok(vec![gather_strided(
+    Ok(crate::ops::one_output(gather_strided(
         x,
         0,
         &view,
         &strides,
         Shape::new(out)?,
-    )?])
+    )?))
 }
 
 fn concat_v1(a: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -425,7 +434,9 @@ fn gather_v1(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
             "Gather: params must be at least 1 dimensional",
         ));
     }
-    Ok(vec![gather(&inputs[0], &inputs[1], 0, 0)?])
+    Ok(crate::ops::one_output(gather(
+        &inputs[0], &inputs[1], 0, 0,
+    )?))
 }
 
 fn ensure_shape(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
@@ -443,5 +454,5 @@ fn ensure_shape(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> 
             )));
         }
     }
-    Ok(vec![x.clone()])
+    Ok(crate::ops::one_output(x.clone()))
 }

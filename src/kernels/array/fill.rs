@@ -53,12 +53,12 @@ fn fill(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
     scalar_like(value, "Fill input 'value'")?;
     let shape = Shape::from_i64(&dims)?;
     let n = shape.num_elements();
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[value],
         value.dtype(),
         shape,
         &mut |emit| emit(0, 0, n, 0),
-    )?])
+    )?))
 }
 
 /// TF's sign checks on Range's scalars.
@@ -109,7 +109,7 @@ fn range(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<
             out.push(val);
             val += delta;
         }
-        return Ok(vec![output(Shape::new(vec![n])?, out)?]);
+        return Ok(crate::ops::one_output(output(Shape::new(vec![n])?, out)?));
     }
     let v = |i: usize| inputs[i].to_i64_vec().map(|s| s[0]);
     let (start, limit, delta) = (v(0)?, v(1)?, v(2)?);
@@ -122,11 +122,11 @@ fn range(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<
     if inputs[0].dtype() == DType::Int32 {
         let mut out = try_with_capacity::<i32>(n)?;
         out.extend(vals.map(|x| x as i32));
-        Ok(vec![output(shape, out)?])
+        Ok(crate::ops::one_output(output(shape, out)?))
     } else {
         let mut out = try_with_capacity::<i64>(n)?;
         out.extend(vals);
-        Ok(vec![output(shape, out)?])
+        Ok(crate::ops::one_output(output(shape, out)?))
     }
 }
 
@@ -139,7 +139,7 @@ fn constant(a: &NodeAttrs, _: &mut KernelContext<'_>, _: &[Tensor]) -> Result<Ve
             value.dtype()
         )));
     }
-    Ok(vec![value.clone()])
+    Ok(crate::ops::one_output(value.clone()))
 }
 
 #[cfg(test)]

@@ -125,12 +125,12 @@ fn gather_v2(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Res
             }
         }
     }
-    Ok(vec![gather(
+    Ok(crate::ops::one_output(gather(
         params,
         indices,
         axis as usize,
         batch_dims as usize,
-    )?])
+    )?))
 }
 
 #[cfg(test)]

@@ -115,10 +115,15 @@ fn gather_nd(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
                 emit(0, 0, slice, 1);
             }
         };
-        return Ok(vec![assemble(&[params], params.dtype(), shape, plan)?]);
+        return Ok(crate::ops::one_output(assemble(
+            &[params],
+            params.dtype(),
+            shape,
+            plan,
+        )?));
     }
     let offs = slice_offsets(&indices.to_i64_vec()?, depth, &pd[..depth], "param shape")?;
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[params],
         params.dtype(),
         shape,
@@ -127,7 +132,7 @@ fn gather_nd(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Out
                 emit(0, o * slice, slice, 1);
             }
         },
-    )?])
+    )?))
 }
 
 /// The checks ScatterNd and TensorScatterUpdate share (TF's `PrepareAndValidateInputs`):
@@ -210,14 +215,14 @@ fn scatter_nd(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Ou
     let out = crate::with_num!(updates.dtype(), "ScatterNd", T, {
         run::<T>(updates, dims, &offs, slice)
     })?;
-    Ok(vec![narrow(out, dtype)?])
+    Ok(crate::ops::one_output(narrow(out, dtype)?))
 }
 
 fn tensor_scatter_update(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (tensor, indices, updates) = (&inputs[0], &inputs[1], &inputs[2]);
     let (offs, slice) = scatter_plan(tensor.dims(), indices, updates)?;
     let numel = tensor.num_elements();
-    Ok(vec![overlay(
+    Ok(crate::ops::one_output(overlay(
         tensor,
         updates,
         &offs,
@@ -225,7 +230,7 @@ fn tensor_scatter_update(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Ten
         numel,
         tensor.shape().clone(),
         false,
-    )?])
+    )?))
 }
 
 /// `base` (source 1: the tensor, or a scalar default when `base_is_scalar`) with the slices
@@ -348,7 +353,7 @@ fn sparse_to_dense(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) 
         .map_err(|_| invalid_argument("Indices are not valid (out of bounds)."))?;
     let shape = Shape::new(out_dims)?;
     let numel = shape.num_elements();
-    Ok(vec![overlay(
+    Ok(crate::ops::one_output(overlay(
         default, values, &offs, 1, numel, shape, true,
-    )?])
+    )?))
 }

@@ -100,11 +100,11 @@ fn pad(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Ve
         }
     }
     if pads.iter().all(|&p| p == (0, 0)) {
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     }
     if let Some((&(before, _), outer)) = pads.split_last() {
         if x.dtype() == DType::Float32 && inputs.len() == 2 && outer.iter().all(|&p| p == (0, 0)) {
-            return Ok(vec![pad_last_f32(x, before, shape)?]);
+            return Ok(crate::ops::one_output(pad_last_f32(x, before, shape)?));
         }
     }
     let zero;
@@ -116,12 +116,12 @@ fn pad(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Ve
         }
     };
     let (istrides, ostrides) = (x.shape().strides(), shape.strides());
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[x, value],
         x.dtype(),
         shape,
         &mut |emit| emit_padded(emit, x.dims(), &istrides, &ostrides, &pads, 0, 0),
-    )?])
+    )?))
 }
 
 /// Zeros around the last axis only (a residual's channel padding): whole rows copied into a
@@ -187,7 +187,7 @@ fn mirror_pad(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Re
     }
     let shape = padded_shape(x.dims(), &pads)?;
     if pads.iter().all(|&p| p == (0, 0)) {
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     }
     let maps: Vec<Vec<usize>> = x
         .dims()
@@ -198,7 +198,7 @@ fn mirror_pad(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Re
     let istrides = x.shape().strides();
     let odims = shape.dims();
     let n = shape.num_elements();
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[x],
         x.dtype(),
         shape.clone(),
@@ -236,7 +236,7 @@ fn mirror_pad(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Re
                 }
             }
         },
-    )?])
+    )?))
 }
 
 /// Emits the block of shape `dims[d..]` at input offset `off`, tiled by `mult[d..]`; repeats
@@ -293,15 +293,20 @@ fn tile(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<V
     }
     let shape = Shape::new(dims)?;
     if mult.iter().all(|&v| v == 1) {
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     }
     let n = shape.num_elements();
     let strides = x.shape().strides();
-    Ok(vec![assemble(&[x], x.dtype(), shape, &mut |emit| {
-        if n > 0 {
-            emit_tiled(emit, x.dims(), &strides, &mult, 0, 0, &mut 0);
-        }
-    })?])
+    Ok(crate::ops::one_output(assemble(
+        &[x],
+        x.dtype(),
+        shape,
+        &mut |emit| {
+            if n > 0 {
+                emit_tiled(emit, x.dims(), &strides, &mult, 0, 0, &mut 0);
+            }
+        },
+    )?))
 }
 
 #[cfg(test)]

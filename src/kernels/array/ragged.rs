@@ -340,7 +340,10 @@ fn to_tensor(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Output
     let dims: Vec<usize> = out.iter().map(|&d| usize_of(d)).collect();
     let shape = Shape::new(dims)?;
     if shape.num_elements() == 0 {
-        return Ok(vec![Tensor::zeros(values.dtype(), shape)?]);
+        return Ok(crate::ops::one_output(Tensor::zeros(
+            values.dtype(),
+            shape,
+        )?));
     }
     // mult[d]: output rows (of the values' element size) one step along dimension d spans.
     let mut mult = vec![1i64; ragged_rank + 1];
@@ -408,7 +411,7 @@ fn to_tensor(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Output
             }
         }
     })?;
-    Ok(vec![out])
+    Ok(crate::ops::one_output(out))
 }
 
 /// TF's ValidateDefaultValueShape: default_value broadcasts to the values' trailing dims.

@@ -127,7 +127,7 @@ fn reshape(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Resul
         int_vector(sizes_t, "Reshape input 'shape'")?
     };
     let shape = reshape_target(inputs[0].shape(), &sizes)?;
-    Ok(vec![inputs[0].reshaped(shape)?])
+    Ok(crate::ops::one_output(inputs[0].reshaped(shape)?))
 }
 
 fn squeeze(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -156,7 +156,7 @@ fn squeeze(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Resul
         }
         dims.push(d);
     }
-    Ok(vec![x.reshaped(Shape::new(dims)?)?])
+    Ok(crate::ops::one_output(x.reshaped(Shape::new(dims)?)?))
 }
 
 fn expand_dims(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
@@ -171,7 +171,7 @@ fn expand_dims(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> R
     let at = if dim < 0 { dim + rank + 1 } else { dim } as usize;
     let mut dims = x.dims().to_vec();
     dims.insert(at, 1);
-    Ok(vec![x.reshaped(Shape::new(dims)?)?])
+    Ok(crate::ops::one_output(x.reshaped(Shape::new(dims)?)?))
 }
 
 /// An i64 vector as a tensor of `dtype` (int32 or int64), failing when a value does not fit.
@@ -197,37 +197,39 @@ fn int_output(dtype: DType, dims: &[usize], v: &[i64], what: &str) -> Result<Ten
 
 fn shape(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
     let dims: Vec<i64> = inputs[0].dims().iter().map(|&d| d as i64).collect();
-    Ok(vec![int_output(
+    Ok(crate::ops::one_output(int_output(
         a.dtype("out_type")?,
         &[dims.len()],
         &dims,
         "dimension",
-    )?])
+    )?))
 }
 
 fn size(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
     let n = inputs[0].num_elements() as i64;
-    Ok(vec![int_output(
+    Ok(crate::ops::one_output(int_output(
         a.dtype("out_type")?,
         &[],
         &[n],
         "number of elements",
-    )?])
+    )?))
 }
 
 /// An `If` predicate as TF reads one: a scalar is its value cast to bool (non-zero), any other
 /// tensor is whether it has elements.
 fn to_bool(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
     let x = &inputs[0];
-    Ok(vec![if x.rank() == 0 {
+    Ok(crate::ops::one_output(if x.rank() == 0 {
         crate::kernels::math::cast_tensor(x, DType::Bool)?
     } else {
         Tensor::scalar(x.num_elements() > 0)
-    }])
+    }))
 }
 
 fn rank(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    Ok(vec![Tensor::scalar(inputs[0].rank() as i32)])
+    Ok(crate::ops::one_output(Tensor::scalar(
+        inputs[0].rank() as i32
+    )))
 }
 
 #[cfg(test)]

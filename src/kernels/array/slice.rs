@@ -101,10 +101,16 @@ fn slice(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<
         sizes.push(s as usize);
     }
     if sizes == x.dims() {
-        return Ok(vec![x.clone()]);
+        return Ok(crate::ops::one_output(x.clone()));
     }
     let shape = Shape::new(sizes.clone())?;
-    Ok(vec![copy_view(x, &begin, &vec![1; rank], &sizes, shape)?])
+    Ok(crate::ops::one_output(copy_view(
+        x,
+        &begin,
+        &vec![1; rank],
+        &sizes,
+        shape,
+    )?))
 }
 
 /// The five StridedSlice masks.
@@ -333,15 +339,15 @@ fn strided_slice(
     )?;
     let shape = Shape::new(spec.final_dims)?;
     if spec.is_identity {
-        return Ok(vec![x.reshaped(shape)?]);
+        return Ok(crate::ops::one_output(x.reshaped(shape)?));
     }
-    Ok(vec![copy_view(
+    Ok(crate::ops::one_output(copy_view(
         x,
         &spec.begin,
         &spec.strides,
         &spec.sizes,
         shape,
-    )?])
+    )?))
 }
 
 #[cfg(test)]

@@ -122,7 +122,7 @@ fn segment(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let out = crate::with_num!(data.dtype(), a.op(), T, {
         run::<T>(data, (&idx, &ids), inner, shape, mean)
     })?;
-    Ok(vec![narrow(out, dtype)?])
+    Ok(crate::ops::one_output(narrow(out, dtype)?))
 }
 
 fn sparse_reshape(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {

@@ -70,7 +70,7 @@ fn transpose_op(
 ) -> Result<Vec<Tensor>> {
     let perm = int_vector(&inputs[1], "Transpose input 'perm'")?;
     let perm = normalize_perm(&perm, inputs[0].rank())?;
-    Ok(vec![transpose(&inputs[0], &perm)?])
+    Ok(crate::ops::one_output(transpose(&inputs[0], &perm)?))
 }
 
 #[cfg(test)]

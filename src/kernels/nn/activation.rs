@@ -234,42 +234,47 @@ pub fn register(reg: &mut Registry) {
 type Inputs<'a> = &'a [Tensor];
 
 fn relu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![match i[0].dtype() {
+    Ok(crate::ops::one_output(match i[0].dtype() {
         DType::Int32 => map_typed::<i32>(&i[0], |x| x.max(0))?,
         DType::Int64 => map_typed::<i64>(&i[0], |x| x.max(0))?,
         _ => map_f32(&i[0], relu)?,
-    }])
+    }))
 }
 
 fn relu6_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![match i[0].dtype() {
+    Ok(crate::ops::one_output(match i[0].dtype() {
         DType::Int32 => map_typed::<i32>(&i[0], |x| x.clamp(0, 6))?,
         DType::Int64 => map_typed::<i64>(&i[0], |x| x.clamp(0, 6))?,
         _ => map_f32(&i[0], relu6)?,
-    }])
+    }))
 }
 
 fn leaky_op(a: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
     let alpha = a.float("alpha")?;
-    Ok(vec![map_f32(&i[0], |x| leaky_relu(x, alpha))?])
+    Ok(crate::ops::one_output(map_f32(&i[0], |x| {
+        leaky_relu(x, alpha)
+    })?))
 }
 
 fn elu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![map_f32(&i[0], elu)?])
+    Ok(crate::ops::one_output(map_f32(&i[0], elu)?))
 }
 
 fn selu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![map_f32(&i[0], selu)?])
+    Ok(crate::ops::one_output(map_f32(&i[0], selu)?))
 }
 
 fn softplus_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![map_f32(&i[0], softplus)?])
+    Ok(crate::ops::one_output(map_f32(&i[0], softplus)?))
 }
 
 /// `act` of a float32 tensor, into a new one ([`Activation::map_new`]).
 fn activation_of(act: Activation, x: &Tensor) -> Result<Vec<Tensor>> {
     let y = act.map_new(x.f32s()?)?;
-    Ok(vec![Tensor::from_vec(x.shape().clone(), y)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(
+        x.shape().clone(),
+        y,
+    )?))
 }
 
 fn sigmoid_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
@@ -302,21 +307,26 @@ fn prelu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<V
                     .map(|(&x, &a)| if x < 0.0 { a * x } else { x }),
             );
         }
-        return Ok(vec![Tensor::from_vec(x.shape().clone(), out)?]);
+        return Ok(crate::ops::one_output(Tensor::from_vec(
+            x.shape().clone(),
+            out,
+        )?));
     }
-    Ok(vec![crate::kernels::broadcast::binary_map(
-        &i[0],
-        &i[1],
-        |x: f32, a: f32| if x < 0.0 { a * x } else { x },
-    )?])
+    Ok(crate::ops::one_output(
+        crate::kernels::broadcast::binary_map(
+            &i[0],
+            &i[1],
+            |x: f32, a: f32| if x < 0.0 { a * x } else { x },
+        )?,
+    ))
 }
 
 fn softmax_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![softmax(&i[0], false)?])
+    Ok(crate::ops::one_output(softmax(&i[0], false)?))
 }
 
 fn log_softmax_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<Vec<Tensor>> {
-    Ok(vec![softmax(&i[0], true)?])
+    Ok(crate::ops::one_output(softmax(&i[0], true)?))
 }
 
 /// Sum of `f(v)` over `row` in 8 running partial sums: vectorizable, unlike one sequential f32

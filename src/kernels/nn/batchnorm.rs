@@ -209,11 +209,11 @@ fn bias_add(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Ve
         )));
     }
     let inner: usize = crate::kernels::num::prod(&x.dims()[axis + 1..]);
-    Ok(vec![match x.dtype() {
+    Ok(crate::ops::one_output(match x.dtype() {
         DType::Float32 => add_bias::<f32>(x, b, inner, |p, q| p + q)?,
         DType::Int32 => add_bias::<i32>(x, b, inner, i32::wrapping_add)?,
         _ => add_bias::<i64>(x, b, inner, i64::wrapping_add)?,
-    }])
+    }))
 }
 
 /// Adds `bias[ch]` where each channel value covers `inner` consecutive elements.

@@ -40,7 +40,9 @@ fn prepare(a: &NodeAttrs) -> Result<Box<dyn Kernel>> {
 
 impl Kernel for BackpropInput {
     fn compute(&self, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-        Ok(vec![conv2d_backprop_input(&i[0], &i[1], &i[2], &self.0)?])
+        Ok(crate::ops::one_output(conv2d_backprop_input(
+            &i[0], &i[1], &i[2], &self.0,
+        )?))
     }
 }
 

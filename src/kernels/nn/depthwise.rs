@@ -30,7 +30,9 @@ struct DepthwiseKernel(Conv2dParams);
 
 impl Kernel for DepthwiseKernel {
     fn compute(&self, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-        Ok(vec![depthwise(&i[0], &i[1], &self.0, None)?])
+        Ok(crate::ops::one_output(depthwise(
+            &i[0], &i[1], &self.0, None,
+        )?))
     }
 }
 

@@ -190,7 +190,7 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
                 *o = row.iter().sum();
             }
         }
-        return Ok(vec![Tensor::from_vec(out_shape, out)?]);
+        return Ok(crate::ops::one_output(Tensor::from_vec(out_shape, out)?));
     }
     let (la, lb) = (&labels[0], &labels[1]);
     let batch: Vec<u32> = out_labels
@@ -228,7 +228,7 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     // [batch, free_a, free_b] to the output's label order.
     let have: Vec<u32> = [&batch[..], &free_a, &free_b].concat();
     let p = Tensor::from_vec(Shape::new(sz(&have))?, prod)?;
-    Ok(vec![view(&p, &have, &out_labels, &size)?])
+    Ok(crate::ops::one_output(view(&p, &have, &out_labels, &size)?))
 }
 
 fn label_name(l: u32) -> String {

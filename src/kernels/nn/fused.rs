@@ -86,11 +86,11 @@ impl Kernel for FusedKernel {
     fn compute(&self, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
         let (x, w, args) = split_args(self.op, inputs)?;
         let fusion = Fusion::bind(self.op, self.spec, args)?;
-        Ok(vec![match &self.what {
+        Ok(crate::ops::one_output(match &self.what {
             Contraction::Conv(p) => conv::conv2d(x, w, p, Some(&fusion))?,
             Contraction::Depthwise(p) => depthwise::depthwise(x, w, p, Some(&fusion))?,
             Contraction::MatMul { ta, tb } => matmul::matmul_f32(x, w, *ta, *tb, Some(&fusion))?,
-        }])
+        }))
     }
 }
 

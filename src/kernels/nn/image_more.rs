@@ -165,7 +165,7 @@ fn crop_and_resize(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
             }
         }
     }
-    Ok(vec![Tensor::from_vec(shape, out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(shape, out)?))
 }
 
 /// Window geometry of a 2-D NHWC window op with SAME/VALID padding: (out h, out w, pad top,
@@ -322,7 +322,7 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
             shape,
         )
     })?;
-    Ok(vec![narrow(out, dtype)?])
+    Ok(crate::ops::one_output(narrow(out, dtype)?))
 }
 
 /// TF's `MapCoordinate`: folds an out-of-range source coordinate back into `[0, len - 1]` by the
@@ -467,7 +467,10 @@ fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) 
             }
         }
     }
-    Ok(vec![cast_tensor(&Tensor::from_vec(shape, out)?, dtype)?])
+    Ok(crate::ops::one_output(cast_tensor(
+        &Tensor::from_vec(shape, out)?,
+        dtype,
+    )?))
 }
 
 #[cfg(test)]

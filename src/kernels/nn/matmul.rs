@@ -96,14 +96,14 @@ fn product(a: &Tensor, b: &Tensor, ta: bool, tb: bool) -> Result<Product> {
 
 fn matmul_op(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
     let (ta, tb) = (a.bool("transpose_a")?, a.bool("transpose_b")?);
-    Ok(vec![match i[0].dtype() {
+    Ok(crate::ops::one_output(match i[0].dtype() {
         DType::Float32 => matmul_f32(&i[0], &i[1], ta, tb, None)?,
         _ => {
             check_matrices(&i[0], &i[1])?;
             let p = product(&i[0], &i[1], ta, tb)?;
             batched(&i[0], &i[1], p, &[], &[], &[])?
         }
-    }])
+    }))
 }
 
 fn check_matrices(a: &Tensor, b: &Tensor) -> Result<()> {
@@ -191,7 +191,7 @@ fn batch_matmul(a: &NodeAttrs, x: &Tensor, y: &Tensor) -> Result<Vec<Tensor>> {
             y.shape()
         ))
     })?;
-    Ok(vec![batched(x, y, p, xb, yb, &ob)?])
+    Ok(crate::ops::one_output(batched(x, y, p, xb, yb, &ob)?))
 }
 
 /// For each output batch index, the matching batch index of an operand with batch dims `dims`

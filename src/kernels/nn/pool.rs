@@ -158,14 +158,14 @@ fn pool_block<const B: usize>(
 
 fn max_pool(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
     let (dims, win) = geometry(a, &i[0], true)?;
-    Ok(vec![pool(
+    Ok(crate::ops::one_output(pool(
         &i[0],
         dims,
         win,
         f32::NEG_INFINITY,
         max_step,
         |_, _| {},
-    )?])
+    )?))
 }
 
 /// MaxPool's window step for [`pool`]: a select, not a conditional store, so that it vectorizes
@@ -196,7 +196,7 @@ fn avg_pool(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Ve
             }
         },
     )?;
-    Ok(vec![t])
+    Ok(crate::ops::one_output(t))
 }
 
 #[cfg(test)]

@@ -51,7 +51,12 @@ fn resize_nearest(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Res
     } = resize_args(a, images, &i[1])?;
     let shape = Shape::new(vec![n, oh, ow, c])?;
     if shape.num_elements() == 0 {
-        return Ok(vec![assemble(&[], images.dtype(), shape, &mut |_| {})?]);
+        return Ok(crate::ops::one_output(assemble(
+            &[],
+            images.dtype(),
+            shape,
+            &mut |_| {},
+        )?));
     }
     if shape
         .num_elements()
@@ -63,7 +68,7 @@ fn resize_nearest(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Res
         )));
     }
     let (ys, xs) = (sources(h, oh, align, half)?, sources(w, ow, align, half)?);
-    Ok(vec![assemble(
+    Ok(crate::ops::one_output(assemble(
         &[images],
         images.dtype(),
         shape,
@@ -76,5 +81,5 @@ fn resize_nearest(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Res
                 }
             }
         },
-    )?])
+    )?))
 }

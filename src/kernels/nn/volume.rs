@@ -167,7 +167,7 @@ fn conv3d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         .ok_or_else(|| invalid_argument("Conv3D: filter too large"))?;
     let m = g[0].0 * g[1].0 * g[2].0;
     if out.is_empty() || k == 0 {
-        return Ok(vec![Tensor::from_vec(shape, out)?]);
+        return Ok(crate::ops::one_output(Tensor::from_vec(shape, out)?));
     }
     let (x, f) = (i[0].f32s()?, i[1].f32s()?);
     let b = MatRef::new(f, k, co, false)?;
@@ -197,7 +197,7 @@ fn conv3d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
             )?;
         }
     }
-    Ok(vec![Tensor::from_vec(shape, out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(shape, out)?))
 }
 
 fn pool3d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -245,5 +245,5 @@ fn pool3d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
             }
         }
     }
-    Ok(vec![Tensor::from_vec(shape, out)?])
+    Ok(crate::ops::one_output(Tensor::from_vec(shape, out)?))
 }
