@@ -187,6 +187,8 @@ pub(crate) fn merge_shapes(a: &Option<Vec<i64>>, b: &Option<Vec<i64>>) -> Result
     }
 }
 
+/// Out of line: the collect loop was expanded at each of its 18 (inlined) callers.
+#[inline(never)]
 pub(super) fn dims_i64(t: &Tensor) -> Option<Vec<i64>> {
     Some(t.dims().iter().map(|&d| d as i64).collect())
 }
