@@ -71,7 +71,7 @@ struct Conv2dKernel(Conv2dParams);
 
 impl Kernel for Conv2dKernel {
     fn compute(&self, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-        Ok(vec![conv2d(&i[0], &i[1], &self.0, None)?])
+        Ok(crate::ops::one_output(conv2d(&i[0], &i[1], &self.0, None)?))
     }
 }
 
