@@ -1,6 +1,7 @@
 //! Activations: the `Activation` enum fused kernels apply in place, and the standalone ops (Relu,
 //! Relu6, Elu, LeakyRelu, Selu, Sigmoid, Tanh, Softplus, Softmax, LogSoftmax) with TF's formulas.
 
+use super::simd::prelu;
 use crate::kernels::vmath;
 use crate::ops::def::FLOAT;
 use crate::ops::{KernelContext, KernelFactory::Simple};
@@ -301,11 +302,7 @@ fn prelu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<V
         let tiled = al.repeat((256 / c).max(1));
         let mut out = try_with_capacity::<f32>(xs.len())?;
         for r in xs.chunks(tiled.len()) {
-            out.extend(
-                r.iter()
-                    .zip(&tiled)
-                    .map(|(&x, &a)| if x < 0.0 { a * x } else { x }),
-            );
+            out.extend(r.iter().zip(&tiled).map(|(&x, &a)| prelu(x, a)));
         }
         return Ok(crate::ops::one_output(Tensor::from_vec(
             x.shape().clone(),
@@ -313,11 +310,7 @@ fn prelu_op(_: &NodeAttrs, _: &mut KernelContext<'_>, i: Inputs<'_>) -> Result<V
         )?));
     }
     Ok(crate::ops::one_output(
-        crate::kernels::broadcast::binary_map(
-            &i[0],
-            &i[1],
-            |x: f32, a: f32| if x < 0.0 { a * x } else { x },
-        )?,
+        crate::kernels::broadcast::binary_map(&i[0], &i[1], prelu)?,
     ))
 }
 

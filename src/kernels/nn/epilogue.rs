@@ -4,7 +4,7 @@
 //! depthwise and matmul kernels take one; `fused.rs` declares the ops that carry it.
 
 use super::activation::{map_f32, Activation};
-use super::simd::BiasClamp;
+use super::simd::{prelu, prelu_row, BiasClamp};
 use crate::kernels::broadcast::{binary_map, broadcast_shapes};
 use crate::ops::NodeAttrs;
 use crate::status::{invalid_argument, unimplemented, Result};
@@ -313,13 +313,7 @@ impl Bound<'_> {
         }
         match &self.post {
             PostOp::Act(a) => a.apply(seg),
-            PostOp::Prelu(al) => {
-                // A select, not a branch: the loop vectorizes.
-                for (x, &a) in seg.iter_mut().zip(al.slice(n, row, col0, len)) {
-                    let v = *x;
-                    *x = if v < 0.0 { v * a } else { v };
-                }
-            }
+            PostOp::Prelu(al) => prelu_row(seg, al.slice(n, row, col0, len)),
         }
     }
 
@@ -354,13 +348,7 @@ impl Bound<'_> {
         }
         Ok(match self.spec.post {
             Post::Act(a) => map_f32(&t, |x| a.scalar(x))?,
-            Post::Prelu => binary_map(&t, &self.args[self.args.len() - 1], |x: f32, a: f32| {
-                if x < 0.0 {
-                    x * a
-                } else {
-                    x
-                }
-            })?,
+            Post::Prelu => binary_map(&t, &self.args[self.args.len() - 1], prelu)?,
         })
     }
 }

@@ -189,7 +189,7 @@ mod imp {
 
         #[inline(always)]
         pub fn prelu(self, a: F4) -> F4 {
-            self.lanes(a, |x, a| if x < 0.0 { x * a } else { x })
+            self.lanes(a, super::prelu)
         }
 
         /// `self * b + c`, unfused (as the plain SIMD128 build).
@@ -377,12 +377,20 @@ impl BiasClamp<'_> {
     }
 }
 
-/// `x < 0 ? x * a : x` over a row and its per-channel slopes (a select, not a branch: the loop
-/// vectorizes).
+/// PReLU: `x < 0 ? x * a : x` (a select, not a branch: loops over it vectorize; NaN and -0 pass).
+#[inline(always)]
+pub fn prelu(x: f32, a: f32) -> f32 {
+    if x < 0.0 {
+        x * a
+    } else {
+        x
+    }
+}
+
+/// `prelu` over a row and its per-channel slopes.
 pub fn prelu_row(seg: &mut [f32], alpha: &[f32]) {
     for (x, &a) in seg.iter_mut().zip(alpha) {
-        let v = *x;
-        *x = if v < 0.0 { v * a } else { v };
+        *x = prelu(*x, a);
     }
 }
 
