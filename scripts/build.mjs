@@ -12,7 +12,12 @@
 // We deliberately do not use wasm-pack: cargo + the wasm-bindgen CLI is all it would run, and it is
 // one less ~5-minute install on a fresh machine.
 //
-// Flags: --no-opt (skip wasm-opt, for quick iterations), --skip-cargo (reuse the last cargo build).
+// The .wasm is built by a pinned nightly (scripts/nightly-toolchain) for -Zbuild-std and
+// panic=immediate-abort (see NIGHTLY_CARGO_ARGS in lib/wasm-tools.mjs).
+//
+// Flags: --no-opt (skip wasm-opt, for quick iterations), --skip-cargo (reuse the last cargo build),
+// --stable (the stable toolchain and plain panic=abort: panics print their message in the console;
+// the .wasm is about 24 KB bigger gzipped).
 
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -20,7 +25,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
+import { NIGHTLY, NIGHTLY_CARGO_ARGS, NIGHTLY_RUSTFLAGS, WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -36,6 +41,25 @@ if (!version.includes(WASM_BINDGEN_VERSION)) {
   console.error(
     `wasm-bindgen CLI is "${version}", the crate pins ${WASM_BINDGEN_VERSION}.\n` +
       `Install it with: cargo install wasm-bindgen-cli --version ${WASM_BINDGEN_VERSION}`,
+  );
+  process.exit(1);
+}
+const stable = args.has('--stable');
+/** The pinned nightly is installed with what -Zbuild-std needs (std's sources, the wasm target). */
+function nightlyReady() {
+  try {
+    const rustc = ['run', NIGHTLY, 'rustc', '--print', 'sysroot'];
+    const sysroot = execFileSync('rustup', rustc, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return ['lib/rustlib/src/rust/library', 'lib/rustlib/wasm32-unknown-unknown'].every((d) => existsSync(join(sysroot, d)));
+  } catch {
+    return false;
+  }
+}
+if (!stable && !args.has('--skip-cargo') && !nightlyReady()) {
+  console.error(
+    `The release build needs ${NIGHTLY} with rust-src and the wasm32 target: run \`bash scripts/setup.sh\`\n` +
+      `(or: rustup toolchain install ${NIGHTLY} --profile minimal --component rust-src --target wasm32-unknown-unknown),\n` +
+      'or build with the stable toolchain: npm run build -- --stable',
   );
   process.exit(1);
 }
@@ -74,13 +98,16 @@ for (const layers of [false, true]) {
 rmSync(join(root, 'pkg'), { recursive: true, force: true });
 for (const v of variants) {
   if (!args.has('--skip-cargo')) {
-    const argv = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', v.targetDir, ...v.cargoArgs];
-    run('cargo', argv, {
-      // Replaces .cargo/config.toml's target rustflags for this build.
-      env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: [`-C target-feature=${v.rustFeatures}`, ...remaps].join(' ') },
-    });
+    const toolchain = stable ? [] : [`+${NIGHTLY}`, ...NIGHTLY_CARGO_ARGS];
+    // The nightly build has a target dir of its own: its std is rebuilt, the stable one's is not.
+    const targetDir = stable ? `${v.targetDir}/stable` : v.targetDir;
+    const argv = [...toolchain.slice(0, 1), 'build', ...toolchain.slice(1), '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', targetDir, ...v.cargoArgs];
+    const rustflags = [`-C target-feature=${v.rustFeatures}`, ...(stable ? [] : NIGHTLY_RUSTFLAGS), ...remaps];
+    // Replaces .cargo/config.toml's target rustflags for this build.
+    run('cargo', argv, { env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: rustflags.join(' ') } });
+    v.built = join(root, targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
   }
-  const built = join(root, v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
+  const built = v.built ?? join(root, stable ? `${v.targetDir}/stable` : v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
   run(WASM_BINDGEN, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
   const bgWasm = join(root, v.out, 'eager_wasm_bg.wasm');
   if (!args.has('--no-opt')) {

@@ -6,9 +6,10 @@ cd "$(dirname "$0")/../fuzz"
 seconds="${1:-60}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-for target in $(cargo +nightly fuzz list); do
+nightly="+$(cat ../scripts/nightly-toolchain)"
+for target in $(cargo "$nightly" fuzz list); do
   echo "== fuzz $target for ${seconds}s"
-  if ! cargo +nightly fuzz run "$target" -- -max_total_time="$seconds" -rss_limit_mb=4096 >"$log" 2>&1; then
+  if ! cargo "$nightly" fuzz run "$target" -- -max_total_time="$seconds" -rss_limit_mb=4096 >"$log" 2>&1; then
     tail -60 "$log"
     echo "fuzz target $target found a crash (input saved under fuzz/artifacts/$target)" >&2
     exit 1

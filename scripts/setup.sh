@@ -24,10 +24,14 @@ for c in rustfmt clippy; do
   fi
 done
 
-# Fuzzing (cargo-fuzz needs a nightly toolchain for its sanitizer flags).
-if ! rustup toolchain list | grep -q '^nightly'; then
-  log "installing the nightly toolchain (for cargo fuzz)"
-  rustup toolchain install nightly --profile minimal
+# The pinned nightly: it builds the shipped .wasm (-Zbuild-std, which needs std's sources, and
+# panic=immediate-abort; see scripts/build.mjs) and runs cargo-fuzz (sanitizer flags).
+nightly="$(cat scripts/nightly-toolchain)"
+if ! rustup run "$nightly" rustc --version >/dev/null 2>&1 \
+  || ! rustup component list --toolchain "$nightly" --installed | grep -q '^rust-src' \
+  || ! rustup target list --toolchain "$nightly" --installed | grep -qx wasm32-unknown-unknown; then
+  log "installing $nightly with rust-src and the wasm32 target"
+  rustup toolchain install "$nightly" --profile minimal --component rust-src --target wasm32-unknown-unknown
 fi
 if ! command -v cargo-fuzz >/dev/null; then
   log "installing cargo-fuzz (about 2 minutes)"

@@ -1,7 +1,7 @@
 // The wasm-bindgen CLI and wasm-opt invocation the build uses, shared with scripts/wasm-size.mjs so
 // that the size report optimizes exactly as the shipped build does.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,25 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** cargo's install location first (the CLI pinned to the crate's wasm-bindgen), else PATH. */
 export const WASM_BINDGEN = [join(homedir(), '.cargo/bin/wasm-bindgen')].find(existsSync) ?? 'wasm-bindgen';
+
+/** The pinned nightly (scripts/nightly-toolchain, which setup.sh installs with rust-src and the wasm
+ * target) that builds the shipped .wasm; stable builds and tests everything else. */
+export const NIGHTLY = readFileSync(join(root, 'scripts/nightly-toolchain'), 'utf8').trim();
+
+/** What the release build adds to `cargo +NIGHTLY build`: std rebuilt with the crate's profile
+ * (-Zbuild-std), its non-generic code optimized for size (formatting, allocation bookkeeping: the
+ * kernels' hot code is generic, so it is compiled in this crate at opt-level 3), and
+ * `panic=immediate-abort`: a panic (a bug; bad input is an error, never a panic) traps at once
+ * instead of formatting a message, so no message formatting and no panic locations ship: 24 KB less
+ * gzipped together, no kernel slower. Build with `--stable` to see a panic's message in the
+ * console. */
+export const NIGHTLY_CARGO_ARGS = [
+  '-Zbuild-std=std,panic_abort',
+  ...['std', 'core', 'alloc'].flatMap((p) => ['--config', `profile.release.package.${p}.opt-level="z"`]),
+];
+// -Zlocation-detail=none: the file/line records `#[track_caller]` code still passes around once
+// nothing prints them.
+export const NIGHTLY_RUSTFLAGS = ['-Zunstable-options', '-Cpanic=immediate-abort', '-Zlocation-detail=none'];
 
 /** npm `binaryen`, never Debian's (see ../shared/TOOLCHAIN.md: it breaks the externref table). */
 export const WASM_OPT = join(root, 'node_modules/.bin/wasm-opt');
