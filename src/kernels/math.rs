@@ -157,10 +157,11 @@ pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
 // ---------------------------------------------------------------------------------------------
 // Binary arithmetic
 
-/// Defines a kernel applying `$ef` to float32 (inlined, vectorized loops) and `$ei` to
+/// Defines a kernel applying `$ef` to float32 (through `$fmap`: `binary_map` inlines a vectorized
+/// loop for the hot ops, `binary_map_fn` shares one loop for the rare ones) and `$ei` to
 /// int32/int64 operands (through a function pointer: integer kernels share one loop per dtype).
 macro_rules! arith {
-    ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
+    ($fname:ident, $fmap:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         pub(crate) fn $fname(
             _: &NodeAttrs,
             _: &mut KernelContext<'_>,
@@ -168,7 +169,7 @@ macro_rules! arith {
         ) -> Outputs {
             let (x, y) = two(inputs, ["x", "y"])?;
             Ok(crate::ops::one_output(match x.dtype() {
-                DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
+                DType::Float32 => $fmap(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
                 DType::Int64 => binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?,
                 d => return Err(unsupported(d)),
@@ -178,12 +179,13 @@ macro_rules! arith {
 }
 
 // Integer arithmetic wraps (two's complement), as TF's C++ kernels do in practice.
-arith!(add, |a, b| float: a + b, int: a.wrapping_add(b));
-arith!(sub, |a, b| float: a - b, int: a.wrapping_sub(b));
-arith!(mul, |a, b| float: a * b, int: a.wrapping_mul(b));
-arith!(maximum, |a, b| float: max_nan(a, b), int: a.max(b));
-arith!(minimum, |a, b| float: min_nan(a, b), int: a.min(b));
-arith!(squared_difference, |a, b| float: (a - b) * (a - b),
+arith!(add, binary_map, |a, b| float: a + b, int: a.wrapping_add(b));
+arith!(sub, binary_map, |a, b| float: a - b, int: a.wrapping_sub(b));
+arith!(mul, binary_map, |a, b| float: a * b, int: a.wrapping_mul(b));
+// Rare on large float tensors (ReLU6 and clipping have their own ops): shared loops.
+arith!(maximum, binary_map_fn, |a, b| float: max_nan(a, b), int: a.max(b));
+arith!(minimum, binary_map_fn, |a, b| float: min_nan(a, b), int: a.min(b));
+arith!(squared_difference, binary_map_fn, |a, b| float: (a - b) * (a - b),
     int: a.wrapping_sub(b).wrapping_mul(a.wrapping_sub(b)));
 
 fn max_nan(a: f32, b: f32) -> f32 {
