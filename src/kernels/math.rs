@@ -619,17 +619,18 @@ unary_float!(log1p, |a| a.ln_1p());
 unary_float!(sin, |a| a.sin());
 unary_float!(cos, |a| a.cos());
 unary_float!(erf, |a| erf_f32(a));
-unary_float!(fast reciprocal, |a| 1.0 / a);
-unary_float!(fast floor, |a| a.floor());
-unary_float!(fast ceil, |a| a.ceil());
+unary_float!(reciprocal, |a| 1.0 / a);
+unary_float!(floor, |a| a.floor());
+unary_float!(ceil, |a| a.ceil());
 
-/// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`).
+/// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`), all through the shared
+/// function-pointer loop (these ops are rare on large tensors).
 macro_rules! unary_numeric {
     ($fname:ident, |$a:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let x = input(inputs, 0, "x")?;
             Ok(crate::ops::one_output(match x.dtype() {
-                DType::Float32 => unary_map(x, |$a: f32| $ef)?,
+                DType::Float32 => unary_map_fn(x, |$a: f32| $ef)?,
                 DType::Int32 => unary_map_fn(x, |$a: i32| $ei)?,
                 DType::Int64 => unary_map_fn(x, |$a: i64| $ei)?,
                 d => return Err(unsupported(d)),
