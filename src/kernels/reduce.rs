@@ -396,10 +396,27 @@ fn sum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     }
 }
 
+/// An int32 reduction computed on int64 (sharing int64's instantiation) and narrowed back:
+/// `init` is int32's own, and wrapping sums/products and orderings agree modulo 2^32.
+fn reduce_i32(
+    a: &NodeAttrs,
+    inputs: &[Tensor],
+    init: i32,
+    f: fn(i64, i64) -> i64,
+    finish: Option<&dyn Fn(i64, usize) -> i64>,
+) -> Outputs {
+    let (x, axes) = two(inputs, ["input", "axis"])?;
+    let wide = [crate::kernels::num::widen(x)?, axes.clone()];
+    reduce_fn(a, &wide, i64::from(init), f, finish)?
+        .into_iter()
+        .map(|t| crate::kernels::num::narrow(t, DType::Int32))
+        .collect()
+}
+
 fn prod(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_fn(a, inputs, 1f32, |p, q| p * q, None),
-        DType::Int32 => reduce_fn(a, inputs, 1i32, i32::wrapping_mul, None),
+        DType::Int32 => reduce_i32(a, inputs, 1, i64::wrapping_mul, None),
         DType::Int64 => reduce_fn(a, inputs, 1i64, i64::wrapping_mul, None),
         d => Err(unsupported(d)),
     }
@@ -408,6 +425,9 @@ fn prod(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
 /// Mean is the sum divided by the count (integer division for ints; 0/0 is NaN for floats and 0
 /// for ints, where TF has no defined answer).
 fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    fn int_mean(s: i64, n: usize) -> i64 {
+        i64::try_from(n).map_or(0, |n| s.checked_div(n).unwrap_or(0))
+    }
     match dtype_of(inputs)? {
         DType::Float32 => reduce_with(
             a,
@@ -416,22 +436,15 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
             add_f32,
             Some(&|s: f32, n: usize| s / n as f32),
         ),
-        DType::Int32 => reduce_fn(
+        // The int32 sum wraps at 32 bits before the division, as int32 arithmetic would.
+        DType::Int32 => reduce_i32(
             a,
             inputs,
-            0i32,
-            i32::wrapping_add,
-            Some(&|s: i32, n: usize| {
-                i64::try_from(n).map_or(0, |n| (s as i64).checked_div(n).unwrap_or(0) as i32)
-            }),
-        ),
-        DType::Int64 => reduce_fn(
-            a,
-            inputs,
-            0i64,
+            0,
             i64::wrapping_add,
-            Some(&|s: i64, n: usize| i64::try_from(n).map_or(0, |n| s.checked_div(n).unwrap_or(0))),
+            Some(&|s: i64, n: usize| int_mean(s as i32 as i64, n)),
         ),
+        DType::Int64 => reduce_fn(a, inputs, 0i64, i64::wrapping_add, Some(&int_mean)),
         d => Err(unsupported(d)),
     }
 }
@@ -440,7 +453,7 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
 fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_rows(a, inputs, f32::NEG_INFINITY, max_nan, max_f32, None),
-        DType::Int32 => reduce_fn(a, inputs, i32::MIN, i32::max, None),
+        DType::Int32 => reduce_i32(a, inputs, i32::MIN, i64::max, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MIN, i64::max, None),
         d => Err(unsupported(d)),
     }
@@ -450,7 +463,7 @@ fn min(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         // Rare (unlike Max): the shared loop, without Max's vectorized row fold.
         DType::Float32 => reduce_fn(a, inputs, f32::INFINITY, min_nan, None),
-        DType::Int32 => reduce_fn(a, inputs, i32::MAX, i32::min, None),
+        DType::Int32 => reduce_i32(a, inputs, i32::MAX, i64::min, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MAX, i64::min, None),
         d => Err(unsupported(d)),
     }
