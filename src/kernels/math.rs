@@ -774,19 +774,32 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
         (DType::Int32, DType::Float32) => return unary_map(t, |v: i32| v as f32),
         (DType::Float32, DType::Int32) => return unary_map(t, |v: f32| v as i32),
         (DType::Bool, DType::Float32) => return unary_map(t, |v: bool| v as u8 as f32),
-        (DType::Float32, DType::Bool) => return unary_map(t, |v: f32| v != 0.0),
         _ => {}
     }
-    crate::with_dtype!(t.dtype(), S, {
-        match dst {
-            DType::Float32 => unary_map_fn(t, S::to_f32),
-            DType::Int32 => unary_map_fn(t, S::to_i32),
-            DType::Int64 => unary_map_fn(t, S::to_i64),
-            DType::Bool => unary_map_fn(t, S::to_bool),
-            DType::UInt8 => unary_map_fn(t, S::to_u8),
-            DType::Resource => Err(invalid_argument("cannot cast to a resource")),
-        }
-    })
+    // The rest: float32 and int64 sources convert directly; the narrow integer sources (int32,
+    // uint8, bool) go through int64 (exact: every such value is an int64, and the conversions
+    // from int64 agree with theirs), so only those two sources instantiate a loop per target.
+    match t.dtype() {
+        DType::Float32 => cast_from::<f32>(t, dst),
+        DType::Int64 => cast_from::<i64>(t, dst),
+        DType::UInt8 if dst == DType::Float32 => unary_map_fn(t, u8::to_f32),
+        DType::Int32 => cast_tensor(&unary_map_fn(t, i32::to_i64)?, dst),
+        DType::UInt8 => cast_tensor(&unary_map_fn(t, u8::to_i64)?, dst),
+        DType::Bool => cast_tensor(&unary_map_fn(t, bool::to_i64)?, dst),
+        DType::Resource => Err(invalid_argument("this op does not accept resource tensors")),
+    }
+}
+
+/// A float32 or int64 tensor `t` (element type `S`) converted to `dst`.
+fn cast_from<S: Scalar>(t: &Tensor, dst: DType) -> Result<Tensor> {
+    match dst {
+        DType::Float32 => unary_map_fn(t, S::to_f32),
+        DType::Int32 => unary_map_fn(t, S::to_i32),
+        DType::Int64 => unary_map_fn(t, S::to_i64),
+        DType::Bool => unary_map_fn(t, S::to_bool),
+        DType::UInt8 => unary_map_fn(t, S::to_u8),
+        DType::Resource => Err(invalid_argument("cannot cast to a resource")),
+    }
 }
 
 fn cast(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
