@@ -386,6 +386,16 @@ fn add_f32(p: f32, q: f32) -> f32 {
     p + q
 }
 
+/// A float32 Sum over `inputs` (input, axes) with each output then mapped by `finish(sum,
+/// count)`: Sum's and Mean's own loop, for reductions built on it (EuclideanNorm).
+pub(crate) fn sum_f32_then(
+    a: &NodeAttrs,
+    inputs: &[Tensor],
+    finish: &dyn Fn(f32, usize) -> f32,
+) -> Outputs {
+    reduce_with(a, inputs, 0f32, add_f32, Some(finish))
+}
+
 fn sum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_with(a, inputs, 0f32, add_f32, None),
