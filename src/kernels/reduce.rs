@@ -399,33 +399,37 @@ pub(crate) fn sum_f32_then(
 fn sum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_with(a, inputs, 0f32, add_f32, None),
-        DType::Int32 => reduce_i32(a, inputs, 0, i64::wrapping_add, None),
+        DType::Int32 => reduce_via_i64(a, inputs, 0, i64::wrapping_add, None),
         DType::Int64 => reduce_fn(a, inputs, 0i64, i64::wrapping_add, None),
         d => Err(unsupported(d)),
     }
 }
 
-/// An int32 reduction computed on int64 (sharing int64's instantiation) and narrowed back:
-/// `init` is int32's own, and wrapping sums/products and orderings agree modulo 2^32.
-fn reduce_i32(
+/// An int32 or bool reduction computed on int64 (sharing int64's instantiation) and narrowed
+/// back: `init` is the narrow type's own, and wrapping sums/products and orderings agree modulo
+/// 2^32 (bool: false < true, so All is a Min and Any a Max).
+fn reduce_via_i64(
     a: &NodeAttrs,
     inputs: &[Tensor],
-    init: i32,
+    init: i64,
     f: fn(i64, i64) -> i64,
     finish: Option<&dyn Fn(i64, usize) -> i64>,
 ) -> Outputs {
     let (x, axes) = two(inputs, ["input", "axis"])?;
-    let wide = [crate::kernels::num::widen(x)?, axes.clone()];
-    reduce_fn(a, &wide, i64::from(init), f, finish)?
+    let wide = [
+        crate::kernels::math::cast_tensor(x, DType::Int64)?,
+        axes.clone(),
+    ];
+    reduce_fn(a, &wide, init, f, finish)?
         .into_iter()
-        .map(|t| crate::kernels::num::narrow(t, DType::Int32))
+        .map(|t| crate::kernels::num::narrow(t, x.dtype()))
         .collect()
 }
 
 fn prod(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_fn(a, inputs, 1f32, |p, q| p * q, None),
-        DType::Int32 => reduce_i32(a, inputs, 1, i64::wrapping_mul, None),
+        DType::Int32 => reduce_via_i64(a, inputs, 1, i64::wrapping_mul, None),
         DType::Int64 => reduce_fn(a, inputs, 1i64, i64::wrapping_mul, None),
         d => Err(unsupported(d)),
     }
@@ -446,7 +450,7 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
             Some(&|s: f32, n: usize| s / n as f32),
         ),
         // The int32 sum wraps at 32 bits before the division, as int32 arithmetic would.
-        DType::Int32 => reduce_i32(
+        DType::Int32 => reduce_via_i64(
             a,
             inputs,
             0,
@@ -462,7 +466,7 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
 fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_rows(a, inputs, f32::NEG_INFINITY, max_nan, max_f32, None),
-        DType::Int32 => reduce_i32(a, inputs, i32::MIN, i64::max, None),
+        DType::Int32 => reduce_via_i64(a, inputs, i32::MIN.into(), i64::max, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MIN, i64::max, None),
         d => Err(unsupported(d)),
     }
@@ -472,18 +476,18 @@ fn min(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         // Rare (unlike Max): the shared loop, without Max's vectorized row fold.
         DType::Float32 => reduce_fn(a, inputs, f32::INFINITY, min_nan, None),
-        DType::Int32 => reduce_i32(a, inputs, i32::MAX, i64::min, None),
+        DType::Int32 => reduce_via_i64(a, inputs, i32::MAX.into(), i64::min, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MAX, i64::min, None),
         d => Err(unsupported(d)),
     }
 }
 
 fn all(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    reduce_fn(a, inputs, true, |p, q| p && q, None)
+    reduce_via_i64(a, inputs, 1, i64::min, None)
 }
 
 fn any(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    reduce_fn(a, inputs, false, |p, q| p || q, None)
+    reduce_via_i64(a, inputs, 0, i64::max, None)
 }
 
 // ---------------------------------------------------------------------------------------------
