@@ -96,11 +96,8 @@ fn bound(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         for r in 0..v.len().checked_div(m).unwrap_or(0) {
             let row = &s[r * n..(r + 1) * n];
             for &x in &v[r * m..(r + 1) * m] {
-                let k = if upper {
-                    row.partition_point(|&e| e <= x)
-                } else {
-                    row.partition_point(|&e| e < x)
-                };
+                // One search for both bounds (non-short-circuit, so no copy per bound).
+                let k = row.partition_point(|&e| (e < x) | (upper & (e == x)));
                 out.push(k as i64);
             }
         }
