@@ -63,26 +63,14 @@ fn keys(t: &Tensor) -> Result<Vec<Option<u64>>> {
             .iter()
             .map(|&v| (!v.is_nan()).then(|| (v + 0.0).to_bits() as u64))
             .collect(),
-        DType::Int32 => t
-            .as_slice::<i32>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
-        DType::Int64 => t
-            .as_slice::<i64>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
-        DType::Bool => t
-            .as_slice::<bool>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
-        DType::UInt8 => t
-            .as_slice::<u8>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
+        // Integers and bools through int64 (one loop; the same keys: both sign-extend).
+        DType::Int32 | DType::Int64 | DType::Bool | DType::UInt8 => {
+            crate::kernels::math::cast_tensor(t, DType::Int64)?
+                .as_slice::<i64>()?
+                .iter()
+                .map(|&v| Some(v as u64))
+                .collect()
+        }
         d => return Err(invalid_argument(format!("dtype {d} is not supported"))),
     })
 }
