@@ -216,8 +216,15 @@ fn div_f32(x: &Tensor, y: &Tensor) -> Result<Tensor> {
 
 /// TF's safe integer kernels fail on a zero divisor. When `x` has elements, every element of `y`
 /// is used by the broadcast (or the shapes are incompatible), so checking `y` up front is exact.
-fn check_divisor<T: Element + Default>(x: &Tensor, y: &Tensor) -> Result<()> {
-    if x.num_elements() > 0 && y.as_slice::<T>()?.contains(&T::default()) {
+fn check_divisor<T>(x: &Tensor, y: &Tensor) -> Result<()> {
+    check_zero_divisor(x.num_elements() > 0, y)
+}
+
+/// InvalidArgument when `check` is set and the integer tensor `y` holds a zero: one scan, through
+/// int64, for every integer dtype and op (Div, FloorDiv, FloorMod, TruncateMod).
+#[inline(never)]
+pub(crate) fn check_zero_divisor(check: bool, y: &Tensor) -> Result<()> {
+    if check && matches!(y.dtype(), DType::Int32 | DType::Int64) && y.to_i64_vec()?.contains(&0) {
         return Err(invalid_argument("Integer division by zero"));
     }
     Ok(())

@@ -121,15 +121,7 @@ fn div_no_nan(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
 
 /// Any zero in an integer divisor is TF's "Integer division by zero" (checked up front).
 fn check_int_divisor(y: &Tensor) -> Result<()> {
-    let zero = match y.dtype() {
-        DType::Int32 => y.as_slice::<i32>()?.contains(&0),
-        DType::Int64 => y.as_slice::<i64>()?.contains(&0),
-        _ => false,
-    };
-    if zero {
-        return Err(invalid_argument("Integer division by zero"));
-    }
-    Ok(())
+    crate::kernels::math::check_zero_divisor(true, y)
 }
 
 /// Truncated remainder (C's `%` / `fmod`): the result has the sign of the dividend.
