@@ -80,16 +80,14 @@ fn where_op(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outp
     if x.rank() == 0 {
         return Err(invalid_argument("WhereOp : Unhandled input dimensions: 0"));
     }
-    let truth: Vec<bool> = match x.dtype() {
-        DType::Bool => x.as_slice::<bool>()?.to_vec(),
-        DType::Float32 => x.f32s()?.iter().map(|&v| v != 0.0).collect(),
-        _ => keys(x)?.iter().map(|k| *k != Some(0)).collect(),
-    };
+    // Nonzero is Cast's `!= 0` (NaN counts as true, as in TF).
+    let truth_t = crate::kernels::math::cast_tensor(x, DType::Bool)?;
+    let truth = truth_t.as_slice::<bool>()?;
     let dims = x.dims();
     let rank = dims.len();
     let mut out = Vec::new();
     let mut coord = vec![0i64; rank];
-    for &t in &truth {
+    for &t in truth {
         if t {
             out.extend_from_slice(&coord);
         }
