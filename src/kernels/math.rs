@@ -216,7 +216,7 @@ fn div_f32(x: &Tensor, y: &Tensor) -> Result<Tensor> {
 
 /// TF's safe integer kernels fail on a zero divisor. When `x` has elements, every element of `y`
 /// is used by the broadcast (or the shapes are incompatible), so checking `y` up front is exact.
-fn check_divisor<T>(x: &Tensor, y: &Tensor) -> Result<()> {
+fn check_divisor(x: &Tensor, y: &Tensor) -> Result<()> {
     check_zero_divisor(x.num_elements() > 0, y)
 }
 
@@ -239,11 +239,11 @@ macro_rules! checked_arith {
             Ok(crate::ops::one_output(match x.dtype() {
                 DType::Float32 => binary_map_fn(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => {
-                    $check::<i32>(x, y)?;
+                    $check(x, y)?;
                     binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?
                 }
                 DType::Int64 => {
-                    $check::<i64>(x, y)?;
+                    $check(x, y)?;
                     binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?
                 }
                 d => return Err(unsupported(d)),
@@ -310,7 +310,7 @@ fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     Ok(crate::ops::one_output(match x.dtype() {
         DType::Float32 => div_f32(x, y)?,
         DType::Int32 => {
-            check_divisor::<i32>(x, y)?;
+            check_divisor(x, y)?;
             binary_map_fn(
                 x,
                 y,
@@ -318,7 +318,7 @@ fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             )?
         }
         DType::Int64 => {
-            check_divisor::<i64>(x, y)?;
+            check_divisor(x, y)?;
             binary_map_fn(
                 x,
                 y,
@@ -336,7 +336,7 @@ checked_arith!(pow, check_exponent, |a, b| float: a.powf(b), int: int_pow!(a, b)
 
 /// Integer Pow: negative exponents fail (one out-of-line scan through int64 for both dtypes).
 #[inline(never)]
-fn check_exponent<T>(x: &Tensor, y: &Tensor) -> Result<()> {
+fn check_exponent(x: &Tensor, y: &Tensor) -> Result<()> {
     if x.num_elements() > 0 && y.to_i64_vec()?.iter().any(|&v| v < 0) {
         return Err(invalid_argument(
             "Integers to negative integer powers are not allowed",

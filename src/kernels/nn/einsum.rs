@@ -231,9 +231,10 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     Ok(crate::ops::one_output(view(&p, &have, &out_labels, &size)?))
 }
 
-/// Whether `labels` holds `l`: one out-of-line scan (inlined `contains` is vectorized at each
-/// use, for lists of a few labels).
+/// Whether `labels` holds `l`: out of line (inlined, `contains` is vectorized at each use), and
+/// not `contains` itself, whose vectorized loop is larger, for lists of a few labels.
 #[inline(never)]
+#[allow(clippy::manual_contains)]
 fn has(labels: &[u32], l: u32) -> bool {
     labels.iter().any(|&x| x == l)
 }
