@@ -189,13 +189,16 @@ pub fn sort_by_keys(idx: &mut [usize], keys: &[u64], desc: bool) {
     }
 }
 
-/// An order-preserving u64 key of an f32 (IEEE total order: NaN above +inf).
+/// An order-preserving u64 key of an f32 (IEEE total order: NaN above +inf). Out of line, like
+/// [`i64_key`]: the key loops of the rare sorting kernels stay scalar and small.
+#[inline(never)]
 pub fn f32_key(v: f32) -> u64 {
     let b = v.to_bits();
     (if b >> 31 == 1 { !b } else { b | 1 << 31 }) as u64
 }
 
 /// An order-preserving u64 key of an i64.
+#[inline(never)]
 pub fn i64_key(v: i64) -> u64 {
     (v as u64) ^ (1 << 63)
 }
