@@ -157,10 +157,11 @@ pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
 // ---------------------------------------------------------------------------------------------
 // Binary arithmetic
 
-/// Defines a kernel applying `$ef` to float32 (inlined, vectorized loops) and `$ei` to
+/// Defines a kernel applying `$ef` to float32 (through `$fmap`: `binary_map` inlines a vectorized
+/// loop for the hot ops, `binary_map_fn` shares one loop for the rare ones) and `$ei` to
 /// int32/int64 operands (through a function pointer: integer kernels share one loop per dtype).
 macro_rules! arith {
-    ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
+    ($fname:ident, $fmap:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
         pub(crate) fn $fname(
             _: &NodeAttrs,
             _: &mut KernelContext<'_>,
@@ -168,7 +169,7 @@ macro_rules! arith {
         ) -> Outputs {
             let (x, y) = two(inputs, ["x", "y"])?;
             Ok(crate::ops::one_output(match x.dtype() {
-                DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
+                DType::Float32 => $fmap(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
                 DType::Int64 => binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?,
                 d => return Err(unsupported(d)),
@@ -178,12 +179,13 @@ macro_rules! arith {
 }
 
 // Integer arithmetic wraps (two's complement), as TF's C++ kernels do in practice.
-arith!(add, |a, b| float: a + b, int: a.wrapping_add(b));
-arith!(sub, |a, b| float: a - b, int: a.wrapping_sub(b));
-arith!(mul, |a, b| float: a * b, int: a.wrapping_mul(b));
-arith!(maximum, |a, b| float: max_nan(a, b), int: a.max(b));
-arith!(minimum, |a, b| float: min_nan(a, b), int: a.min(b));
-arith!(squared_difference, |a, b| float: (a - b) * (a - b),
+arith!(add, binary_map, |a, b| float: a + b, int: a.wrapping_add(b));
+arith!(sub, binary_map, |a, b| float: a - b, int: a.wrapping_sub(b));
+arith!(mul, binary_map, |a, b| float: a * b, int: a.wrapping_mul(b));
+// Rare on large float tensors (ReLU6 and clipping have their own ops): shared loops.
+arith!(maximum, binary_map_fn, |a, b| float: max_nan(a, b), int: a.max(b));
+arith!(minimum, binary_map_fn, |a, b| float: min_nan(a, b), int: a.min(b));
+arith!(squared_difference, binary_map_fn, |a, b| float: (a - b) * (a - b),
     int: a.wrapping_sub(b).wrapping_mul(a.wrapping_sub(b)));
 
 fn max_nan(a: f32, b: f32) -> f32 {
@@ -214,8 +216,15 @@ fn div_f32(x: &Tensor, y: &Tensor) -> Result<Tensor> {
 
 /// TF's safe integer kernels fail on a zero divisor. When `x` has elements, every element of `y`
 /// is used by the broadcast (or the shapes are incompatible), so checking `y` up front is exact.
-fn check_divisor<T: Element + Default>(x: &Tensor, y: &Tensor) -> Result<()> {
-    if x.num_elements() > 0 && y.as_slice::<T>()?.contains(&T::default()) {
+fn check_divisor(x: &Tensor, y: &Tensor) -> Result<()> {
+    check_zero_divisor(x.num_elements() > 0, y)
+}
+
+/// InvalidArgument when `check` is set and the integer tensor `y` holds a zero: one scan, through
+/// int64, for every integer dtype and op (Div, FloorDiv, FloorMod, TruncateMod).
+#[inline(never)]
+pub(crate) fn check_zero_divisor(check: bool, y: &Tensor) -> Result<()> {
+    if check && matches!(y.dtype(), DType::Int32 | DType::Int64) && y.to_i64_vec()?.contains(&0) {
         return Err(invalid_argument("Integer division by zero"));
     }
     Ok(())
@@ -230,11 +239,11 @@ macro_rules! checked_arith {
             Ok(crate::ops::one_output(match x.dtype() {
                 DType::Float32 => binary_map_fn(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => {
-                    $check::<i32>(x, y)?;
+                    $check(x, y)?;
                     binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?
                 }
                 DType::Int64 => {
-                    $check::<i64>(x, y)?;
+                    $check(x, y)?;
                     binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?
                 }
                 d => return Err(unsupported(d)),
@@ -301,7 +310,7 @@ fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     Ok(crate::ops::one_output(match x.dtype() {
         DType::Float32 => div_f32(x, y)?,
         DType::Int32 => {
-            check_divisor::<i32>(x, y)?;
+            check_divisor(x, y)?;
             binary_map_fn(
                 x,
                 y,
@@ -309,7 +318,7 @@ fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             )?
         }
         DType::Int64 => {
-            check_divisor::<i64>(x, y)?;
+            check_divisor(x, y)?;
             binary_map_fn(
                 x,
                 y,
@@ -325,9 +334,10 @@ checked_arith!(floor_mod, check_divisor, |a, b| float: floor_mod_f32(a, b),
     int: if b == 0 { 0 } else { floor_mod_int!(a, b) });
 checked_arith!(pow, check_exponent, |a, b| float: a.powf(b), int: int_pow!(a, b));
 
-fn check_exponent<T: Element + Default + PartialOrd>(x: &Tensor, y: &Tensor) -> Result<()> {
-    let zero = T::default();
-    if x.num_elements() > 0 && y.as_slice::<T>()?.iter().any(|v| *v < zero) {
+/// Integer Pow: negative exponents fail (one out-of-line scan through int64 for both dtypes).
+#[inline(never)]
+fn check_exponent(x: &Tensor, y: &Tensor) -> Result<()> {
+    if x.num_elements() > 0 && y.to_i64_vec()?.iter().any(|&v| v < 0) {
         return Err(invalid_argument(
             "Integers to negative integer powers are not allowed",
         ));
@@ -338,26 +348,40 @@ fn check_exponent<T: Element + Default + PartialOrd>(x: &Tensor, y: &Tensor) -> 
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic
 
-/// Float32 inlined (thresholding scores, masks: vectorized, ~15x faster than a call per element),
-/// integers through the shared function-pointer loop.
-macro_rules! compare {
-    ($fname:ident, $op:tt) => {
-        fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-            let (x, y) = two(inputs, ["x", "y"])?;
-            Ok(crate::ops::one_output(match x.dtype() {
-                DType::Float32 => binary_map(x, y, |a: f32, b: f32| a $op b)?,
-                DType::Int32 => binary_map_fn(x, y, |a: i32, b: i32| a $op b)?,
-                DType::Int64 => binary_map_fn(x, y, |a: i64, b: i64| a $op b)?,
-                d => return Err(unsupported(d)),
-            }))
-        }
-    };
+/// Greater/GreaterEqual/Less/LessEqual in one kernel: `x > y` is `y < x`, so only `<` and `<=`
+/// are instantiated, and every dtype goes through the shared function-pointer loop (an inlined
+/// float32 loop per comparison cost ~1.5 KB gzipped; these ops run on small masks and counters).
+fn compare(inputs: &[Tensor], swap: bool, or_equal: bool) -> Outputs {
+    let (x, y) = two(inputs, ["x", "y"])?;
+    // Checked in the caller's operand order so a shape error names them as given.
+    broadcast_shapes(x.dims(), y.dims())?;
+    let (a, b) = if swap { (y, x) } else { (x, y) };
+    Ok(crate::ops::one_output(match (a.dtype(), or_equal) {
+        (DType::Float32, false) => binary_map_fn(a, b, |p: f32, q: f32| p < q)?,
+        (DType::Float32, true) => binary_map_fn(a, b, |p: f32, q: f32| p <= q)?,
+        (DType::Int32, false) => binary_map_fn(a, b, |p: i32, q: i32| p < q)?,
+        (DType::Int32, true) => binary_map_fn(a, b, |p: i32, q: i32| p <= q)?,
+        (DType::Int64, false) => binary_map_fn(a, b, |p: i64, q: i64| p < q)?,
+        (DType::Int64, true) => binary_map_fn(a, b, |p: i64, q: i64| p <= q)?,
+        (d, _) => return Err(unsupported(d)),
+    }))
 }
 
-compare!(greater, >);
-compare!(greater_equal, >=);
-compare!(less, <);
-compare!(less_equal, <=);
+fn greater(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    compare(inputs, true, false)
+}
+
+fn greater_equal(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    compare(inputs, true, true)
+}
+
+fn less(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    compare(inputs, false, false)
+}
+
+fn less_equal(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    compare(inputs, false, true)
+}
 
 /// Equal / NotEqual: with `incompatible_shape_error=false`, shapes that do not broadcast give a
 /// scalar `!equal` instead of an error (TF's documented behaviour).
@@ -552,23 +576,17 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
             )));
         }
     }
-    fn sum<T: Element>(inputs: &[Tensor], add: impl Fn(T, T) -> T) -> Result<Tensor> {
-        let first = &inputs[0];
-        let mut out = try_with_capacity::<T>(first.num_elements())?;
-        out.extend_from_slice(first.as_slice::<T>()?);
-        for t in &inputs[1..] {
-            for (o, &v) in out.iter_mut().zip(t.as_slice::<T>()?) {
-                *o = add(*o, v);
-            }
-        }
-        Tensor::from_vec(first.shape().clone(), out)
+    // Pairwise through the shared binary loops (AddN is rare; the shapes are equal).
+    let mut acc = first.clone();
+    for t in &inputs[1..] {
+        acc = match first.dtype() {
+            DType::Float32 => binary_map_fn(&acc, t, |a: f32, b: f32| a + b)?,
+            DType::Int32 => binary_map_fn(&acc, t, |a: i32, b: i32| a.wrapping_add(b))?,
+            DType::Int64 => binary_map_fn(&acc, t, |a: i64, b: i64| a.wrapping_add(b))?,
+            d => return Err(unsupported(d)),
+        };
     }
-    Ok(crate::ops::one_output(match first.dtype() {
-        DType::Float32 => sum(inputs, |a: f32, b| a + b)?,
-        DType::Int32 => sum(inputs, |a: i32, b| a.wrapping_add(b))?,
-        DType::Int64 => sum(inputs, |a: i64, b| a.wrapping_add(b))?,
-        d => return Err(unsupported(d)),
-    }))
+    Ok(crate::ops::one_output(acc))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -603,17 +621,18 @@ unary_float!(log1p, |a| a.ln_1p());
 unary_float!(sin, |a| a.sin());
 unary_float!(cos, |a| a.cos());
 unary_float!(erf, |a| erf_f32(a));
-unary_float!(fast reciprocal, |a| 1.0 / a);
-unary_float!(fast floor, |a| a.floor());
-unary_float!(fast ceil, |a| a.ceil());
+unary_float!(reciprocal, |a| 1.0 / a);
+unary_float!(floor, |a| a.floor());
+unary_float!(ceil, |a| a.ceil());
 
-/// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`).
+/// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`), all through the shared
+/// function-pointer loop (these ops are rare on large tensors).
 macro_rules! unary_numeric {
     ($fname:ident, |$a:ident| float: $ef:expr, int: $ei:expr) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let x = input(inputs, 0, "x")?;
             Ok(crate::ops::one_output(match x.dtype() {
-                DType::Float32 => unary_map(x, |$a: f32| $ef)?,
+                DType::Float32 => unary_map_fn(x, |$a: f32| $ef)?,
                 DType::Int32 => unary_map_fn(x, |$a: i32| $ei)?,
                 DType::Int64 => unary_map_fn(x, |$a: i64| $ei)?,
                 d => return Err(unsupported(d)),
@@ -757,19 +776,32 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
         (DType::Int32, DType::Float32) => return unary_map(t, |v: i32| v as f32),
         (DType::Float32, DType::Int32) => return unary_map(t, |v: f32| v as i32),
         (DType::Bool, DType::Float32) => return unary_map(t, |v: bool| v as u8 as f32),
-        (DType::Float32, DType::Bool) => return unary_map(t, |v: f32| v != 0.0),
         _ => {}
     }
-    crate::with_dtype!(t.dtype(), S, {
-        match dst {
-            DType::Float32 => unary_map_fn(t, S::to_f32),
-            DType::Int32 => unary_map_fn(t, S::to_i32),
-            DType::Int64 => unary_map_fn(t, S::to_i64),
-            DType::Bool => unary_map_fn(t, S::to_bool),
-            DType::UInt8 => unary_map_fn(t, S::to_u8),
-            DType::Resource => Err(invalid_argument("cannot cast to a resource")),
-        }
-    })
+    // The rest: float32 and int64 sources convert directly; the narrow integer sources (int32,
+    // uint8, bool) go through int64 (exact: every such value is an int64, and the conversions
+    // from int64 agree with theirs), so only those two sources instantiate a loop per target.
+    match t.dtype() {
+        DType::Float32 => cast_from::<f32>(t, dst),
+        DType::Int64 => cast_from::<i64>(t, dst),
+        DType::UInt8 if dst == DType::Float32 => unary_map_fn(t, u8::to_f32),
+        DType::Int32 => cast_tensor(&unary_map_fn(t, i32::to_i64)?, dst),
+        DType::UInt8 => cast_tensor(&unary_map_fn(t, u8::to_i64)?, dst),
+        DType::Bool => cast_tensor(&unary_map_fn(t, bool::to_i64)?, dst),
+        DType::Resource => Err(invalid_argument("this op does not accept resource tensors")),
+    }
+}
+
+/// A float32 or int64 tensor `t` (element type `S`) converted to `dst`.
+fn cast_from<S: Scalar>(t: &Tensor, dst: DType) -> Result<Tensor> {
+    match dst {
+        DType::Float32 => unary_map_fn(t, S::to_f32),
+        DType::Int32 => unary_map_fn(t, S::to_i32),
+        DType::Int64 => unary_map_fn(t, S::to_i64),
+        DType::Bool => unary_map_fn(t, S::to_bool),
+        DType::UInt8 => unary_map_fn(t, S::to_u8),
+        DType::Resource => Err(invalid_argument("cannot cast to a resource")),
+    }
 }
 
 fn cast(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {

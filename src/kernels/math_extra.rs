@@ -121,15 +121,7 @@ fn div_no_nan(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
 
 /// Any zero in an integer divisor is TF's "Integer division by zero" (checked up front).
 fn check_int_divisor(y: &Tensor) -> Result<()> {
-    let zero = match y.dtype() {
-        DType::Int32 => y.as_slice::<i32>()?.contains(&0),
-        DType::Int64 => y.as_slice::<i64>()?.contains(&0),
-        _ => false,
-    };
-    if zero {
-        return Err(invalid_argument("Integer division by zero"));
-    }
-    Ok(())
+    crate::kernels::math::check_zero_divisor(true, y)
 }
 
 /// Truncated remainder (C's `%` / `fmod`): the result has the sign of the dividend.
@@ -215,16 +207,27 @@ fn scan(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     ) -> Result<Tensor> {
         let v = x.as_slice::<T>()?;
         let mut out = crate::tensor::try_alloc::<T>(v.len())?;
+        let (f, init): (fn(T, T) -> T, T) = if product {
+            (T::mul, T::ONE)
+        } else {
+            (T::add, T::ZERO)
+        };
+        // Flags as data (a signed step, an index), so the loop is not copied per combination.
+        let (first, step) = if reverse {
+            ((len.max(1) - 1) * inner, inner.wrapping_neg())
+        } else {
+            (0, inner)
+        };
+        let pick = usize::from(exclusive);
         for o in 0..outer {
             for n in 0..inner {
-                let mut acc = if product { T::ONE } else { T::ZERO };
-                for s in 0..len {
-                    let k = if reverse { len - 1 - s } else { s };
-                    let at = (o * len + k) * inner + n;
-                    let val = v[at];
-                    let next = if product { acc.mul(val) } else { acc.add(val) };
-                    out[at] = if exclusive { acc } else { next };
+                let mut acc = init;
+                let mut at = o * len * inner + n + first;
+                for _ in 0..len {
+                    let next = f(acc, v[at]);
+                    out[at] = [next, acc][pick];
                     acc = next;
+                    at = at.wrapping_add(step);
                 }
             }
         }

@@ -4,7 +4,9 @@
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
 
-/// The arithmetic the generic kernels need, wrapping for integers as TF's C++ kernels do.
+/// The arithmetic the generic kernels need, wrapping for integers as TF's C++ kernels do. `add`
+/// and `mul` are out of line: a call per element in these rare kernels, instead of a vectorized
+/// loop copied into each (-1.5 KB gzipped).
 pub trait Num: Element + PartialOrd {
     const ZERO: Self;
     const ONE: Self;
@@ -20,9 +22,11 @@ macro_rules! num_int {
         impl Num for $t {
             const ZERO: Self = 0;
             const ONE: Self = 1;
+            #[inline(never)]
             fn add(self, o: Self) -> Self {
                 self.wrapping_add(o)
             }
+            #[inline(never)]
             fn mul(self, o: Self) -> Self {
                 self.wrapping_mul(o)
             }
@@ -40,9 +44,11 @@ num_int!(i32, i64, u8);
 impl Num for f32 {
     const ZERO: Self = 0.0;
     const ONE: Self = 1.0;
+    #[inline(never)]
     fn add(self, o: Self) -> Self {
         self + o
     }
+    #[inline(never)]
     fn mul(self, o: Self) -> Self {
         self * o
     }
@@ -183,13 +189,16 @@ pub fn sort_by_keys(idx: &mut [usize], keys: &[u64], desc: bool) {
     }
 }
 
-/// An order-preserving u64 key of an f32 (IEEE total order: NaN above +inf).
+/// An order-preserving u64 key of an f32 (IEEE total order: NaN above +inf). Out of line, like
+/// [`i64_key`]: the key loops of the rare sorting kernels stay scalar and small.
+#[inline(never)]
 pub fn f32_key(v: f32) -> u64 {
     let b = v.to_bits();
     (if b >> 31 == 1 { !b } else { b | 1 << 31 }) as u64
 }
 
 /// An order-preserving u64 key of an i64.
+#[inline(never)]
 pub fn i64_key(v: i64) -> u64 {
     (v as u64) ^ (1 << 63)
 }

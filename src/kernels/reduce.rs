@@ -252,7 +252,6 @@ fn max_nan(p: f32, q: f32) -> f32 {
 }
 
 /// The running min `p` updated with `q`, NaN-propagating as [`max_nan`].
-#[inline(always)]
 fn min_nan(p: f32, q: f32) -> f32 {
     if (q < p) | q.is_nan() {
         q
@@ -275,26 +274,10 @@ pub(crate) fn max_fast(row: &[f32]) -> f32 {
     })
 }
 
-/// [`max_fast`] for the min.
-fn min_fast(row: &[f32]) -> f32 {
-    fold_lanes(row, f32::INFINITY, &|p, q| {
-        if p.is_nan() || q < p || q.is_nan() {
-            q
-        } else {
-            p
-        }
-    })
-}
-
 /// Max of a row (-inf if empty), NaN if it holds one, as TF's Max: the fast fold, checked by a
 /// sum (NaN only with a NaN, or +inf and -inf, in the row; then the row is scanned).
 fn max_f32(row: &[f32]) -> f32 {
     exact_if_nan(row, max_fast(row))
-}
-
-/// Min of a row (+inf if empty), NaN if it holds one (as [`max_f32`]).
-fn min_f32(row: &[f32]) -> f32 {
-    exact_if_nan(row, min_fast(row))
 }
 
 fn exact_if_nan(row: &[f32], m: f32) -> f32 {
@@ -403,20 +386,50 @@ fn add_f32(p: f32, q: f32) -> f32 {
     p + q
 }
 
+/// A float32 Sum over `inputs` (input, axes) with each output then mapped by `finish(sum,
+/// count)`: Sum's and Mean's own loop, for reductions built on it (EuclideanNorm).
+pub(crate) fn sum_f32_then(
+    a: &NodeAttrs,
+    inputs: &[Tensor],
+    finish: &dyn Fn(f32, usize) -> f32,
+) -> Outputs {
+    reduce_with(a, inputs, 0f32, add_f32, Some(finish))
+}
+
 fn sum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_with(a, inputs, 0f32, add_f32, None),
-        // Inlined for int32 too (counting masks, sizes): 15x faster than through the pointer.
-        DType::Int32 => reduce_with(a, inputs, 0i32, i32::wrapping_add, None),
+        DType::Int32 => reduce_via_i64(a, inputs, 0, i64::wrapping_add, None),
         DType::Int64 => reduce_fn(a, inputs, 0i64, i64::wrapping_add, None),
         d => Err(unsupported(d)),
     }
 }
 
+/// An int32 or bool reduction computed on int64 (sharing int64's instantiation) and narrowed
+/// back: `init` is the narrow type's own, and wrapping sums/products and orderings agree modulo
+/// 2^32 (bool: false < true, so All is a Min and Any a Max).
+fn reduce_via_i64(
+    a: &NodeAttrs,
+    inputs: &[Tensor],
+    init: i64,
+    f: fn(i64, i64) -> i64,
+    finish: Option<&dyn Fn(i64, usize) -> i64>,
+) -> Outputs {
+    let (x, axes) = two(inputs, ["input", "axis"])?;
+    let wide = [
+        crate::kernels::math::cast_tensor(x, DType::Int64)?,
+        axes.clone(),
+    ];
+    reduce_fn(a, &wide, init, f, finish)?
+        .into_iter()
+        .map(|t| crate::kernels::num::narrow(t, x.dtype()))
+        .collect()
+}
+
 fn prod(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_fn(a, inputs, 1f32, |p, q| p * q, None),
-        DType::Int32 => reduce_fn(a, inputs, 1i32, i32::wrapping_mul, None),
+        DType::Int32 => reduce_via_i64(a, inputs, 1, i64::wrapping_mul, None),
         DType::Int64 => reduce_fn(a, inputs, 1i64, i64::wrapping_mul, None),
         d => Err(unsupported(d)),
     }
@@ -425,6 +438,9 @@ fn prod(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
 /// Mean is the sum divided by the count (integer division for ints; 0/0 is NaN for floats and 0
 /// for ints, where TF has no defined answer).
 fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+    fn int_mean(s: i64, n: usize) -> i64 {
+        i64::try_from(n).map_or(0, |n| s.checked_div(n).unwrap_or(0))
+    }
     match dtype_of(inputs)? {
         DType::Float32 => reduce_with(
             a,
@@ -433,22 +449,15 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
             add_f32,
             Some(&|s: f32, n: usize| s / n as f32),
         ),
-        DType::Int32 => reduce_fn(
+        // The int32 sum wraps at 32 bits before the division, as int32 arithmetic would.
+        DType::Int32 => reduce_via_i64(
             a,
             inputs,
-            0i32,
-            i32::wrapping_add,
-            Some(&|s: i32, n: usize| {
-                i64::try_from(n).map_or(0, |n| (s as i64).checked_div(n).unwrap_or(0) as i32)
-            }),
-        ),
-        DType::Int64 => reduce_fn(
-            a,
-            inputs,
-            0i64,
+            0,
             i64::wrapping_add,
-            Some(&|s: i64, n: usize| i64::try_from(n).map_or(0, |n| s.checked_div(n).unwrap_or(0))),
+            Some(&|s: i64, n: usize| int_mean(s as i32 as i64, n)),
         ),
+        DType::Int64 => reduce_fn(a, inputs, 0i64, i64::wrapping_add, Some(&int_mean)),
         d => Err(unsupported(d)),
     }
 }
@@ -457,7 +466,7 @@ fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
 fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_rows(a, inputs, f32::NEG_INFINITY, max_nan, max_f32, None),
-        DType::Int32 => reduce_fn(a, inputs, i32::MIN, i32::max, None),
+        DType::Int32 => reduce_via_i64(a, inputs, i32::MIN.into(), i64::max, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MIN, i64::max, None),
         d => Err(unsupported(d)),
     }
@@ -465,19 +474,20 @@ fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
 
 fn min(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
-        DType::Float32 => reduce_rows(a, inputs, f32::INFINITY, min_nan, min_f32, None),
-        DType::Int32 => reduce_fn(a, inputs, i32::MAX, i32::min, None),
+        // Rare (unlike Max): the shared loop, without Max's vectorized row fold.
+        DType::Float32 => reduce_fn(a, inputs, f32::INFINITY, min_nan, None),
+        DType::Int32 => reduce_via_i64(a, inputs, i32::MAX.into(), i64::min, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MAX, i64::min, None),
         d => Err(unsupported(d)),
     }
 }
 
 fn all(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    reduce_fn(a, inputs, true, |p, q| p && q, None)
+    reduce_via_i64(a, inputs, 1, i64::min, None)
 }
 
 fn any(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    reduce_fn(a, inputs, false, |p, q| p || q, None)
+    reduce_via_i64(a, inputs, 0, i64::max, None)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -560,20 +570,14 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
     let reduce = dims[axis];
     let geometry = (outer, reduce, inner);
     let idx = match x.dtype() {
-        // Along the last axis (the common case: class scores): a vectorized max (or min) that
+        // ArgMax along the last axis (the common case: class scores): a vectorized max that
         // skips NaN, from the same starting value as `arg_reduce`, then the first element equal
         // to it; the same answer, where a compare-and-branch per element does not vectorize.
-        DType::Float32 if inner == 1 => {
+        DType::Float32 if inner == 1 && is_max => {
             let mut idx = try_with_capacity::<i64>(outer)?;
             for row in x.f32s()?.chunks_exact(reduce) {
-                let (m, found) = if is_max {
-                    let m = fold_lanes(row, f32::MIN, &|p, q| if q > p { q } else { p });
-                    (m, m > f32::MIN)
-                } else {
-                    let m = fold_lanes(row, f32::MAX, &|p, q| if q < p { q } else { p });
-                    (m, m < f32::MAX)
-                };
-                let at = if found {
+                let m = fold_lanes(row, f32::MIN, &|p, q| if q > p { q } else { p });
+                let at = if m > f32::MIN {
                     row.iter().position(|&v| v == m)
                 } else {
                     None
@@ -590,16 +594,10 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
                 arg_reduce(s, geometry, f32::MAX, |v, b| v < b)?
             }
         }
-        DType::Int32 => {
-            let s = x.as_slice::<i32>()?;
-            if is_max {
-                arg_reduce(s, geometry, i32::MIN, |v, b| v > b)?
-            } else {
-                arg_reduce(s, geometry, i32::MAX, |v, b| v < b)?
-            }
-        }
-        DType::Int64 => {
-            let s = x.as_slice::<i64>()?;
+        // Integers as int64 (one instantiation): the first extreme wins either way.
+        DType::Int32 | DType::Int64 => {
+            let wide = crate::kernels::num::widen(x)?;
+            let s = wide.as_slice::<i64>()?;
             if is_max {
                 arg_reduce(s, geometry, i64::MIN, |v, b| v > b)?
             } else {
@@ -785,7 +783,6 @@ mod tests {
                 let mut row: Vec<f32> = (0..len).map(|i| i as f32 - 4.0).collect();
                 row[at] = f32::NAN;
                 assert!(max_f32(&row).is_nan(), "len {len}, NaN at {at}");
-                assert!(min_f32(&row).is_nan(), "len {len}, NaN at {at}");
                 let x = Tensor::from_slice(&[1, len], &row).unwrap();
                 let mut ctx = crate::EagerContext::default();
                 for op in ["Max", "Min"] {

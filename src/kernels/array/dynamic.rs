@@ -63,26 +63,14 @@ fn keys(t: &Tensor) -> Result<Vec<Option<u64>>> {
             .iter()
             .map(|&v| (!v.is_nan()).then(|| (v + 0.0).to_bits() as u64))
             .collect(),
-        DType::Int32 => t
-            .as_slice::<i32>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
-        DType::Int64 => t
-            .as_slice::<i64>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
-        DType::Bool => t
-            .as_slice::<bool>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
-        DType::UInt8 => t
-            .as_slice::<u8>()?
-            .iter()
-            .map(|&v| Some(v as u64))
-            .collect(),
+        // Integers and bools through int64 (one loop; the same keys: both sign-extend).
+        DType::Int32 | DType::Int64 | DType::Bool | DType::UInt8 => {
+            crate::kernels::math::cast_tensor(t, DType::Int64)?
+                .as_slice::<i64>()?
+                .iter()
+                .map(|&v| Some(v as u64))
+                .collect()
+        }
         d => return Err(invalid_argument(format!("dtype {d} is not supported"))),
     })
 }
@@ -92,16 +80,14 @@ fn where_op(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outp
     if x.rank() == 0 {
         return Err(invalid_argument("WhereOp : Unhandled input dimensions: 0"));
     }
-    let truth: Vec<bool> = match x.dtype() {
-        DType::Bool => x.as_slice::<bool>()?.to_vec(),
-        DType::Float32 => x.f32s()?.iter().map(|&v| v != 0.0).collect(),
-        _ => keys(x)?.iter().map(|k| *k != Some(0)).collect(),
-    };
+    // Nonzero is Cast's `!= 0` (NaN counts as true, as in TF).
+    let truth_t = crate::kernels::math::cast_tensor(x, DType::Bool)?;
+    let truth = truth_t.as_slice::<bool>()?;
     let dims = x.dims();
     let rank = dims.len();
     let mut out = Vec::new();
     let mut coord = vec![0i64; rank];
-    for &t in &truth {
+    for &t in truth {
         if t {
             out.extend_from_slice(&coord);
         }

@@ -118,16 +118,14 @@ fn range(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result<
     let span = (limit as i128 - start as i128).unsigned_abs();
     let n = range_size(span.div_ceil((delta as i128).unsigned_abs()) as f64)?;
     let shape = Shape::new(vec![n])?;
-    let vals = (0..n as i64).map(|i| start.wrapping_add(i.wrapping_mul(delta)));
-    if inputs[0].dtype() == DType::Int32 {
-        let mut out = try_with_capacity::<i32>(n)?;
-        out.extend(vals.map(|x| x as i32));
-        Ok(crate::ops::one_output(output(shape, out)?))
-    } else {
-        let mut out = try_with_capacity::<i64>(n)?;
-        out.extend(vals);
-        Ok(crate::ops::one_output(output(shape, out)?))
-    }
+    let mut out = try_with_capacity::<i64>(n)?;
+    out.extend((0..n as i64).map(|i| start.wrapping_add(i.wrapping_mul(delta))));
+    // int32 as a cast of the int64 values (wrapping, as before): one loop for both.
+    let out = output(shape, out)?;
+    Ok(crate::ops::one_output(crate::kernels::math::cast_tensor(
+        &out,
+        inputs[0].dtype(),
+    )?))
 }
 
 fn constant(a: &NodeAttrs, _: &mut KernelContext<'_>, _: &[Tensor]) -> Result<Vec<Tensor>> {

@@ -166,7 +166,7 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
         .0
         .iter()
         .map(|&(l, _)| l)
-        .filter(|l| !out_labels.contains(l))
+        .filter(|&l| !has(&out_labels, l))
         .collect();
     for k in 1..contracted.len() {
         let mut j = k;
@@ -196,17 +196,17 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     let batch: Vec<u32> = out_labels
         .iter()
         .copied()
-        .filter(|l| la.contains(l) && lb.contains(l))
+        .filter(|&l| has(la, l) && has(lb, l))
         .collect();
     let free_a: Vec<u32> = out_labels
         .iter()
         .copied()
-        .filter(|l| !batch.contains(l) && la.contains(l))
+        .filter(|&l| !has(&batch, l) && has(la, l))
         .collect();
     let free_b: Vec<u32> = out_labels
         .iter()
         .copied()
-        .filter(|l| !batch.contains(l) && !la.contains(l))
+        .filter(|&l| !has(&batch, l) && !has(la, l))
         .collect();
     let nb: usize = crate::kernels::num::prod(&sz(&batch));
     let m: usize = crate::kernels::num::prod(&sz(&free_a));
@@ -231,6 +231,14 @@ fn einsum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Result
     Ok(crate::ops::one_output(view(&p, &have, &out_labels, &size)?))
 }
 
+/// Whether `labels` holds `l`: out of line (inlined, `contains` is vectorized at each use), and
+/// not `contains` itself, whose vectorized loop is larger, for lists of a few labels.
+#[inline(never)]
+#[allow(clippy::manual_contains)]
+fn has(labels: &[u32], l: u32) -> bool {
+    labels.iter().any(|&x| x == l)
+}
+
 fn label_name(l: u32) -> String {
     if l >= ELLIPSIS {
         "...".to_string()
@@ -243,7 +251,7 @@ fn label_name(l: u32) -> String {
 fn dedup(labels: &mut Vec<u32>) {
     let mut k = 0;
     while k < labels.len() {
-        if labels[..k].contains(&labels[k]) {
+        if has(&labels[..k], labels[k]) {
             labels.remove(k);
         } else {
             k += 1;
