@@ -560,17 +560,23 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
             )));
         }
     }
-    // Pairwise through the shared binary loops (AddN is rare; the shapes are equal).
-    let mut acc = first.clone();
-    for t in &inputs[1..] {
-        acc = match first.dtype() {
-            DType::Float32 => binary_map_fn(&acc, t, |a: f32, b: f32| a + b)?,
-            DType::Int32 => binary_map_fn(&acc, t, |a: i32, b: i32| a.wrapping_add(b))?,
-            DType::Int64 => binary_map_fn(&acc, t, |a: i64, b: i64| a.wrapping_add(b))?,
-            d => return Err(unsupported(d)),
-        };
+    fn sum<T: Element>(inputs: &[Tensor], add: impl Fn(T, T) -> T) -> Result<Tensor> {
+        let first = &inputs[0];
+        let mut out = try_with_capacity::<T>(first.num_elements())?;
+        out.extend_from_slice(first.as_slice::<T>()?);
+        for t in &inputs[1..] {
+            for (o, &v) in out.iter_mut().zip(t.as_slice::<T>()?) {
+                *o = add(*o, v);
+            }
+        }
+        Tensor::from_vec(first.shape().clone(), out)
     }
-    Ok(crate::ops::one_output(acc))
+    Ok(crate::ops::one_output(match first.dtype() {
+        DType::Float32 => sum(inputs, |a: f32, b| a + b)?,
+        DType::Int32 => sum(inputs, |a: i32, b| a.wrapping_add(b))?,
+        DType::Int64 => sum(inputs, |a: i64, b| a.wrapping_add(b))?,
+        d => return Err(unsupported(d)),
+    }))
 }
 
 // ---------------------------------------------------------------------------------------------

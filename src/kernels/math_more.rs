@@ -1,10 +1,9 @@
 //! More rare math ops of TF.js models: LowerBound/UpperBound, MatrixBandPart, EuclideanNorm,
 //! Bincount/DenseBincount, FakeQuantWithMinMaxVars and LRN. Plain loops, generic where TF is.
 
-use super::array::{assemble::assemble, int_scalar};
-use super::math::unary_map_fn;
+use super::array::{assemble::assemble, gather_strided, int_scalar};
 use super::num::{int_tensor, narrow, prod, widen, Num, WITH_U8};
-use super::reduce::{reduce_axes, sum_f32_then};
+use super::reduce::reduce_axes;
 use crate::ops::def::{ANY, FLOAT, INDEX, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -167,15 +166,41 @@ fn band_part(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs 
     )?))
 }
 
-/// sqrt(sum(x^2)) over the axes: the squares through Sum's loop (no axes: each element alone).
 fn euclidean_norm(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let x = &i[0];
     let axes = reduce_axes(&i[1], x.rank())?;
-    let squares = unary_map_fn(x, |v: f32| v * v)?;
-    if axes.is_empty() {
-        return Ok(crate::ops::one_output(unary_map_fn(&squares, f32::sqrt)?));
+    let d = x.dims();
+    let kept: Vec<usize> = (0..d.len()).filter(|k| !axes.contains(k)).collect();
+    let order: Vec<usize> = kept.iter().chain(&axes).copied().collect();
+    let mut own = vec![0isize; d.len()];
+    let mut acc = 1isize;
+    for k in (0..d.len()).rev() {
+        own[k] = acc;
+        acc *= d[k] as isize;
     }
-    sum_f32_then(a, &[squares, i[1].clone()], &|s, _| s.sqrt())
+    let view: Vec<usize> = order.iter().map(|&k| d[k]).collect();
+    let strides: Vec<isize> = order.iter().map(|&k| own[k]).collect();
+    let t = gather_strided(x, 0, &view, &strides, Shape::new(view.clone())?)?;
+    let rows: usize = kept.iter().map(|&k| d[k]).product();
+    let len: usize = axes.iter().map(|&k| d[k]).product();
+    let v = t.f32s()?;
+    let mut out = try_alloc::<f32>(rows)?;
+    if len > 0 {
+        for (o, row) in out.iter_mut().zip(v.chunks_exact(len)) {
+            *o = row.iter().map(|&e| e * e).sum::<f32>().sqrt();
+        }
+    }
+    let dims: Vec<usize> = if a.bool("keep_dims")? {
+        (0..d.len())
+            .map(|k| if axes.contains(&k) { 1 } else { d[k] })
+            .collect()
+    } else {
+        kept.iter().map(|&k| d[k]).collect()
+    };
+    Ok(crate::ops::one_output(Tensor::from_vec(
+        Shape::new(dims)?,
+        out,
+    )?))
 }
 
 /// Bincount (1-D int32 `arr`) and DenseBincount (1-D or 2-D, optionally binary).

@@ -252,6 +252,7 @@ fn max_nan(p: f32, q: f32) -> f32 {
 }
 
 /// The running min `p` updated with `q`, NaN-propagating as [`max_nan`].
+#[inline(always)]
 fn min_nan(p: f32, q: f32) -> f32 {
     if (q < p) | q.is_nan() {
         q
@@ -274,10 +275,26 @@ pub(crate) fn max_fast(row: &[f32]) -> f32 {
     })
 }
 
+/// [`max_fast`] for the min.
+fn min_fast(row: &[f32]) -> f32 {
+    fold_lanes(row, f32::INFINITY, &|p, q| {
+        if p.is_nan() || q < p || q.is_nan() {
+            q
+        } else {
+            p
+        }
+    })
+}
+
 /// Max of a row (-inf if empty), NaN if it holds one, as TF's Max: the fast fold, checked by a
 /// sum (NaN only with a NaN, or +inf and -inf, in the row; then the row is scanned).
 fn max_f32(row: &[f32]) -> f32 {
     exact_if_nan(row, max_fast(row))
+}
+
+/// Min of a row (+inf if empty), NaN if it holds one (as [`max_f32`]).
+fn min_f32(row: &[f32]) -> f32 {
+    exact_if_nan(row, min_fast(row))
 }
 
 fn exact_if_nan(row: &[f32], m: f32) -> f32 {
@@ -386,16 +403,6 @@ fn add_f32(p: f32, q: f32) -> f32 {
     p + q
 }
 
-/// A float32 Sum over `inputs` (input, axes) with each output then mapped by `finish(sum,
-/// count)`: Sum's and Mean's own loop, for reductions built on it (EuclideanNorm).
-pub(crate) fn sum_f32_then(
-    a: &NodeAttrs,
-    inputs: &[Tensor],
-    finish: &dyn Fn(f32, usize) -> f32,
-) -> Outputs {
-    reduce_with(a, inputs, 0f32, add_f32, Some(finish))
-}
-
 fn sum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
         DType::Float32 => reduce_with(a, inputs, 0f32, add_f32, None),
@@ -474,8 +481,7 @@ fn max(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
 
 fn min(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
-        // Rare (unlike Max): the shared loop, without Max's vectorized row fold.
-        DType::Float32 => reduce_fn(a, inputs, f32::INFINITY, min_nan, None),
+        DType::Float32 => reduce_rows(a, inputs, f32::INFINITY, min_nan, min_f32, None),
         DType::Int32 => reduce_via_i64(a, inputs, i32::MAX.into(), i64::min, None),
         DType::Int64 => reduce_fn(a, inputs, i64::MAX, i64::min, None),
         d => Err(unsupported(d)),
@@ -570,14 +576,20 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
     let reduce = dims[axis];
     let geometry = (outer, reduce, inner);
     let idx = match x.dtype() {
-        // ArgMax along the last axis (the common case: class scores): a vectorized max that
+        // Along the last axis (the common case: class scores): a vectorized max (or min) that
         // skips NaN, from the same starting value as `arg_reduce`, then the first element equal
         // to it; the same answer, where a compare-and-branch per element does not vectorize.
-        DType::Float32 if inner == 1 && is_max => {
+        DType::Float32 if inner == 1 => {
             let mut idx = try_with_capacity::<i64>(outer)?;
             for row in x.f32s()?.chunks_exact(reduce) {
-                let m = fold_lanes(row, f32::MIN, &|p, q| if q > p { q } else { p });
-                let at = if m > f32::MIN {
+                let (m, found) = if is_max {
+                    let m = fold_lanes(row, f32::MIN, &|p, q| if q > p { q } else { p });
+                    (m, m > f32::MIN)
+                } else {
+                    let m = fold_lanes(row, f32::MAX, &|p, q| if q < p { q } else { p });
+                    (m, m < f32::MAX)
+                };
+                let at = if found {
                     row.iter().position(|&v| v == m)
                 } else {
                     None
@@ -594,10 +606,16 @@ fn arg_kernel(a: &NodeAttrs, inputs: &[Tensor], is_max: bool) -> Outputs {
                 arg_reduce(s, geometry, f32::MAX, |v, b| v < b)?
             }
         }
-        // Integers as int64 (one instantiation): the first extreme wins either way.
-        DType::Int32 | DType::Int64 => {
-            let wide = crate::kernels::num::widen(x)?;
-            let s = wide.as_slice::<i64>()?;
+        DType::Int32 => {
+            let s = x.as_slice::<i32>()?;
+            if is_max {
+                arg_reduce(s, geometry, i32::MIN, |v, b| v > b)?
+            } else {
+                arg_reduce(s, geometry, i32::MAX, |v, b| v < b)?
+            }
+        }
+        DType::Int64 => {
+            let s = x.as_slice::<i64>()?;
             if is_max {
                 arg_reduce(s, geometry, i64::MIN, |v, b| v > b)?
             } else {
@@ -783,6 +801,7 @@ mod tests {
                 let mut row: Vec<f32> = (0..len).map(|i| i as f32 - 4.0).collect();
                 row[at] = f32::NAN;
                 assert!(max_f32(&row).is_nan(), "len {len}, NaN at {at}");
+                assert!(min_f32(&row).is_nan(), "len {len}, NaN at {at}");
                 let x = Tensor::from_slice(&[1, len], &row).unwrap();
                 let mut ctx = crate::EagerContext::default();
                 for op in ["Max", "Min"] {
