@@ -847,6 +847,61 @@ mod op_tests {
         Tensor::from_slice(dims, v).unwrap()
     }
 
+    /// Maximum/Minimum propagate NaN from either operand as TF does, through the vectorized loop
+    /// (37 elements: full SIMD chunks and a tail) and the broadcast path, with the NaN at every
+    /// position in turn.
+    #[test]
+    fn maximum_minimum_propagate_nan_from_either_side() {
+        let n = 37;
+        let a: Vec<f32> = (0..n).map(|i| (i as f32 * 0.7).sin()).collect();
+        let b: Vec<f32> = (0..n).map(|i| (i as f32 * 1.3).cos()).collect();
+        for (op, f) in [
+            ("Maximum", f32::max as fn(f32, f32) -> f32),
+            ("Minimum", f32::min),
+        ] {
+            for at in 0..n {
+                for nan_in_a in [true, false] {
+                    let (mut x, mut y) = (a.clone(), b.clone());
+                    if nan_in_a {
+                        x[at] = f32::NAN
+                    } else {
+                        y[at] = f32::NAN
+                    }
+                    let out = run(op, &[t(&[n], &x), t(&[n], &y)], vec![]).unwrap();
+                    for (i, &v) in out.as_slice::<f32>().unwrap().iter().enumerate() {
+                        if i == at {
+                            assert!(v.is_nan(), "{op}: NaN at {at} lost");
+                        } else {
+                            assert_eq!(v, f(x[i], y[i]), "{op} at {i}");
+                        }
+                    }
+                }
+            }
+            let scalar_nan = run(op, &[t(&[n], &a), t(&[], &[f32::NAN])], vec![]).unwrap();
+            assert!(
+                scalar_nan
+                    .as_slice::<f32>()
+                    .unwrap()
+                    .iter()
+                    .all(|v| v.is_nan()),
+                "{op}"
+            );
+            let inf = run(
+                op,
+                &[
+                    t(&[2], &[f32::INFINITY, -0.5]),
+                    t(&[2], &[1.0f32, f32::NEG_INFINITY]),
+                ],
+                vec![],
+            )
+            .unwrap();
+            assert_eq!(
+                inf.as_slice::<f32>().unwrap(),
+                &[f(f32::INFINITY, 1.0), f(-0.5, f32::NEG_INFINITY)]
+            );
+        }
+    }
+
     #[test]
     fn integer_division_family() {
         let x = t(&[4], &[7i32, -7, 7, -7]);
