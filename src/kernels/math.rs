@@ -186,22 +186,26 @@ arith!(minimum, |a, b| float: min_nan(a, b), int: a.min(b));
 arith!(squared_difference, |a, b| float: (a - b) * (a - b),
     int: a.wrapping_sub(b).wrapping_mul(a.wrapping_sub(b)));
 
-// NaN-propagating as TF's kernels are, written as compare-and-select (the NaN operand wins) so that
-// LLVM vectorizes it the same way in every version: built from `f32::max`, the nightly that builds
-// the shipped .wasm emitted a loop 1.3x slower than stable's.
-fn max_nan(a: f32, b: f32) -> f32 {
-    if a > b || a.is_nan() {
-        a
+/// TF's NaN-propagating max: `q` if it is greater or NaN, else `p` (so a NaN `p` stays, and on a
+/// tie `p` wins, as Eigen's `a < b ? b : a`). Maximum elementwise and the running max of the Max
+/// reduction. Compare-and-select, which LLVM vectorizes in every version (`f32::max` after a NaN
+/// check was a scalar loop, 1.3x slower still in the nightly that builds the shipped .wasm).
+#[inline(always)]
+pub(crate) fn max_nan(p: f32, q: f32) -> f32 {
+    if (q > p) | q.is_nan() {
+        q
     } else {
-        b
+        p
     }
 }
 
-fn min_nan(a: f32, b: f32) -> f32 {
-    if a < b || a.is_nan() {
-        a
+/// The min counterpart of [`max_nan`].
+#[inline(always)]
+pub(crate) fn min_nan(p: f32, q: f32) -> f32 {
+    if (q < p) | q.is_nan() {
+        q
     } else {
-        b
+        p
     }
 }
 

@@ -5,6 +5,7 @@
 //! (outer, reduce, inner) block walked with contiguous slices; otherwise a strided walk adds each
 //! input element into its output slot, in input order (no transpose).
 
+use super::math::{max_nan, min_nan};
 use super::{two, unsupported};
 use crate::ops::def::{INDEX, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
@@ -237,27 +238,6 @@ impl ReducePlan {
             }
         }
         Ok(out)
-    }
-}
-
-/// The running max `p` updated with `q`: NaN once either is, and NaN stays (TF's Max propagates
-/// NaN).
-#[inline(always)]
-fn max_nan(p: f32, q: f32) -> f32 {
-    if (q > p) | q.is_nan() {
-        q
-    } else {
-        p
-    }
-}
-
-/// The running min `p` updated with `q`, NaN-propagating as [`max_nan`].
-#[inline(always)]
-fn min_nan(p: f32, q: f32) -> f32 {
-    if (q < p) | q.is_nan() {
-        q
-    } else {
-        p
     }
 }
 
