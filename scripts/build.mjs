@@ -97,17 +97,16 @@ for (const layers of [false, true]) {
 }
 rmSync(join(root, 'pkg'), { recursive: true, force: true });
 for (const v of variants) {
+  // The stable build has a target dir of its own: the nightly one rebuilds std, it does not.
+  const targetDir = stable ? `${v.targetDir}/stable` : v.targetDir;
   if (!args.has('--skip-cargo')) {
-    const toolchain = stable ? [] : [`+${NIGHTLY}`, ...NIGHTLY_CARGO_ARGS];
-    // The nightly build has a target dir of its own: its std is rebuilt, the stable one's is not.
-    const targetDir = stable ? `${v.targetDir}/stable` : v.targetDir;
-    const argv = [...toolchain.slice(0, 1), 'build', ...toolchain.slice(1), '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', targetDir, ...v.cargoArgs];
+    const build = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', targetDir, ...v.cargoArgs];
+    const argv = stable ? build : [`+${NIGHTLY}`, ...build, ...NIGHTLY_CARGO_ARGS];
     const rustflags = [`-C target-feature=${v.rustFeatures}`, ...(stable ? [] : NIGHTLY_RUSTFLAGS), ...remaps];
     // Replaces .cargo/config.toml's target rustflags for this build.
     run('cargo', argv, { env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: rustflags.join(' ') } });
-    v.built = join(root, targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
   }
-  const built = v.built ?? join(root, stable ? `${v.targetDir}/stable` : v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
+  const built = join(root, targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
   run(WASM_BINDGEN, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
   const bgWasm = join(root, v.out, 'eager_wasm_bg.wasm');
   if (!args.has('--no-opt')) {
