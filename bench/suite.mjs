@@ -562,10 +562,10 @@ function liveCounts(R) {
  * @param {string|null} [p.corrupt] runtime whose checked output gets a wrong first element (self-test)
  * @param {boolean} [p.plainSimd] load eager-wasm's plain SIMD128 build even where relaxed SIMD is available
  */
-export async function runSuite({ libs, io, quick = false, only = null, corrupt = null, plainSimd = false, log = console.log }) {
-  const cfg = timingConfig(quick);
+/** The cases' data helpers: file bytes and a cache of prepared inputs. */
+function caseData(io, log) {
   const cache = new Map();
-  const data = {
+  return {
     bytes: io.bytes,
     log,
     cached: (k, f) => (cache.has(k) ? cache.get(k) : (cache.set(k, f()), cache.get(k))),
@@ -574,6 +574,37 @@ export async function runSuite({ libs, io, quick = false, only = null, corrupt =
       return cache.get(k);
     },
   };
+}
+
+/**
+ * Runs each case's eager-wasm side once, untimed: the workload scripts/cold-profile.mjs profiles
+ * to decide which code the primary module of the split build holds. Returns the ids of the cases
+ * that ran and the ops they ran.
+ */
+export async function exerciseEager({ lib, io, log = console.log }) {
+  const R = { eager: await setupEager(lib, false) };
+  const ran = [];
+  for (const c of makeCases(R, caseData(io, log))) {
+    let impl;
+    try {
+      impl = await c.eager(R.eager);
+    } catch (e) {
+      if (!(e instanceof NotApplicable)) throw e;
+      continue;
+    }
+    await (impl.check ?? impl.step)();
+    await impl.step();
+    await impl.dispose?.();
+    ran.push(c.id);
+  }
+  const ops = Object.keys(R.eager.ctx.cacheStats().byOp);
+  R.eager.ctx.dispose();
+  return { ran, ops };
+}
+
+export async function runSuite({ libs, io, quick = false, only = null, corrupt = null, plainSimd = false, log = console.log }) {
+  const cfg = timingConfig(quick);
+  const data = caseData(io, log);
 
   const R = {};
   const runtimes = {};

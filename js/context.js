@@ -1,6 +1,7 @@
 // EagerContext: tensors, execute, tidy, model loading, cache options and the memory report.
 
 import { WasmContext, scopeBegin, scopeEnd, weightPaths } from './eager_wasm.js';
+import { modelNeedsColdCode, loadColdCodeAsync } from './cold-code.js';
 import { EagerError, callWasm, toEagerError } from './errors.js';
 import { concat, fetchBytes, inMemoryWeights, resolveUrl, utf8 } from './fetch.js';
 import { ioFor, ioWrites, readOutputs } from './io.js';
@@ -253,6 +254,7 @@ export class EagerContext {
     this._loads.add(load);
     try {
       const { modelJson, weights } = await this._loadSource(source, fetchFn, progress, controller.signal, layers);
+      if (!layers && modelNeedsColdCode(modelJson)) await loadColdCodeAsync();
       if (controller.signal.aborted || this.isDisposed) throw cancelled();
       progress(0.9);
       const onRestore =

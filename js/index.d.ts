@@ -86,6 +86,13 @@ export type Spatial = number | [number, number] | [number, number, number, numbe
  * SIMD128 one; `{ relaxedSimd: false }` forces the plain build. Pass a URL, Response, BufferSource
  * or WebAssembly.Module of one of the `eager_wasm*_bg.wasm` files to load that file. Idempotent:
  * the first call decides. Rejects with EagerError('Unavailable') if the module cannot be loaded.
+ *
+ * Each build comes in two parts: the `_bg.wasm` init() loads holds what typical vision models and
+ * the API's common paths run; the rest (rare ops and dtypes, most error paths) is in the matching
+ * `_cold.wasm` next to it, loaded the first time it is needed: ahead, asynchronously, by
+ * `loadGraphModel` for a model with ops outside the common set, else synchronously at the call (in a
+ * browser, a synchronous request). `{ coldCode: 'at-init' }` loads both parts at init. If the cold
+ * part cannot be loaded, the call that needed it throws EagerError('Unavailable').
  */
 export function init(
   input?: InitOptions | URL | string | Response | BufferSource | WebAssembly.Module | Promise<Response>,
@@ -96,10 +103,22 @@ export interface InitOptions {
   relaxedSimd?: boolean;
   /** true: load the build that also reads layers (Keras) models (`loadLayersModel`). Default false. */
   layers?: boolean;
+  /** When to load the build's on-demand part (`_cold.wasm`): at first need (default) or at init. */
+  coldCode?: 'on-demand' | 'at-init';
 }
 
-/** Which build init() loaded. Throws EagerError('FailedPrecondition') before `await init()`. */
-export function wasmFeatures(): { simd: true; relaxedSimd: boolean; layers: boolean };
+/**
+ * Which build init() loaded: `split` if it comes in two parts (false only for development builds,
+ * `npm run build -- --no-split`), `coldCodeLoaded` once its on-demand part is loaded. Throws
+ * EagerError('FailedPrecondition') before `await init()`.
+ */
+export function wasmFeatures(): {
+  simd: true;
+  relaxedSimd: boolean;
+  layers: boolean;
+  split: boolean;
+  coldCodeLoaded: boolean;
+};
 
 /**
  * A tensor in wasm memory. `D` is its dtype: `dataSync()` returns that dtype's typed array and

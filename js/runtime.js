@@ -1,6 +1,7 @@
 // Loading the wasm module (init), which build was loaded, and the instance-wide calls.
 
 import wbgInit, { initRuntime, layersBuild, opNames, relaxedSimdBuild, resetHeapPeak } from './eager_wasm.js';
+import { bindColdCode, coldCodeLoaded, isSplit, loadColdCodeAsync } from './cold-code.js';
 import { EagerError } from './errors.js';
 
 let exportsRef = null; // the wasm instance exports, after init()
@@ -35,8 +36,20 @@ function engineHasRelaxedSimd() {
  * Of each, the relaxed-SIMD build (fused multiply-add) is taken where the engine supports it, else
  * the plain SIMD128 one; `{ relaxedSimd: false }` forces the plain one. Pass a URL, Response,
  * BufferSource or WebAssembly.Module to load a given file. Idempotent: the first call decides.
+ * The build's on-demand part (js/cold-code.js) is loaded at first need, or here with
+ * `{ coldCode: 'at-init' }`.
  */
 export function init(input) {
+  let coldCode;
+  try {
+    coldCode = isInitOptions(input) ? input.coldCode : undefined;
+  } catch (e) {
+    return Promise.reject(new EagerError('InvalidArgument', 'init(): the options could not be read', { cause: e }));
+  }
+  if (coldCode !== undefined && coldCode !== 'on-demand' && coldCode !== 'at-init') {
+    const got = typeof coldCode === 'string' ? `'${coldCode}'` : typeof coldCode;
+    return Promise.reject(new EagerError('InvalidArgument', `init(): coldCode must be 'on-demand' or 'at-init', got ${got}`));
+  }
   if (initPromise === null) {
     initPromise = (async () => {
       let source = input;
@@ -58,8 +71,18 @@ export function init(input) {
           source = url;
         }
       }
+      let readFileSync = null;
+      if (isNode) {
+        const fsName = 'node:fs';
+        ({ readFileSync } = await import(/* @vite-ignore */ fsName));
+      }
       exportsRef = await wbgInit({ module_or_path: source });
+      // Bound first: any call below may run cold code.
+      bindColdCode(exportsRef, coldCodeUrl, readFileSync);
       initRuntime();
+      if (coldCode === 'at-init') {
+        await loadColdCodeAsync();
+      }
     })().catch((e) => {
       initPromise = null;
       throw new EagerError('Unavailable', `could not load the eager-wasm module: ${e?.message ?? e}`, {
@@ -70,14 +93,36 @@ export function init(input) {
   return initPromise;
 }
 
+// The cold half of a build (js/cold-code.js), next to it; one literal each, for bundlers.
+function coldCodeUrl(file) {
+  switch (file) {
+    case 'eager_wasm_cold.wasm':
+      return new URL('./eager_wasm_cold.wasm', import.meta.url);
+    case 'eager_wasm_relaxed_cold.wasm':
+      return new URL('./eager_wasm_relaxed_cold.wasm', import.meta.url);
+    case 'eager_wasm_layers_cold.wasm':
+      return new URL('./eager_wasm_layers_cold.wasm', import.meta.url);
+    case 'eager_wasm_layers_relaxed_cold.wasm':
+      return new URL('./eager_wasm_layers_relaxed_cold.wasm', import.meta.url);
+    default:
+      return new URL(`./${file}`, import.meta.url);
+  }
+}
+
 function isInitOptions(v) {
   return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 }
 
-/** Which build init() loaded: `{ simd: true, relaxedSimd, layers }`. */
+/** Which build init() loaded: `{ simd: true, relaxedSimd, layers, split, coldCodeLoaded }`. */
 export function wasmFeatures() {
   ensureInit();
-  return { simd: true, relaxedSimd: relaxedSimdBuild(), layers: layersBuild() };
+  return {
+    simd: true,
+    relaxedSimd: relaxedSimdBuild(),
+    layers: layersBuild(),
+    split: isSplit(),
+    coldCodeLoaded: coldCodeLoaded(),
+  };
 }
 
 export function ensureInit() {

@@ -6,8 +6,11 @@
 //   -> wasm-opt -O3 --enable-simd ...                    (npm `binaryen`, never Debian's: see
 //                                                        ../shared/TOOLCHAIN.md, it breaks the
 //                                                        externref table)
-//   -> dist/ (wasm-bindgen glue + the four optimized .wasm + the hand-written wrapper: js/*.js, the
-//      entry index.js and its modules, and index.d.ts)
+//   -> cold-split split                                  (scripts/cold-split: the primary .wasm,
+//                                                        which init() loads, and the cold one,
+//                                                        loaded on first use; by hot.txt)
+//   -> dist/ (wasm-bindgen glue + the four builds' primary and cold .wasm + the hand-written
+//      wrapper: js/*.js, the entry index.js and its modules, and index.d.ts)
 //
 // We deliberately do not use wasm-pack: cargo + the wasm-bindgen CLI is all it would run, and it is
 // one less ~5-minute install on a fresh machine.
@@ -15,7 +18,8 @@
 // The .wasm is built by a pinned nightly (scripts/nightly-toolchain) for -Zbuild-std and
 // panic=immediate-abort (see NIGHTLY_CARGO_ARGS in lib/wasm-tools.mjs).
 //
-// Flags: --no-opt (skip wasm-opt, for quick iterations), --skip-cargo (reuse the last cargo build),
+// Flags: --no-opt (skip wasm-opt and the split, for quick iterations), --no-split (one .wasm per
+// build, as before the split), --skip-cargo (reuse the last cargo build),
 // --stable (the stable toolchain and plain panic=abort: panics print their message in the console;
 // the .wasm is about 24 KB bigger gzipped).
 
@@ -25,6 +29,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { COLD_SPLIT, coldSplitBinary, HOT_LIST, SPLIT_VARIANTS } from './lib/cold-split.mjs';
 import { NIGHTLY, NIGHTLY_CARGO_ARGS, NIGHTLY_RUSTFLAGS, WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -80,21 +85,17 @@ const remaps = (existsSync(registry) ? readdirSync(registry) : [])
 // validates relaxed-SIMD code (Chromium 114+, Node 22+); each of those for graph models alone
 // (the default download) and with the layers format (cargo feature `layers`, init({ layers: true }),
 // about 85 KB more gzipped). Each has its own target dir so switching does not rebuild the others.
-const variants = [];
-for (const layers of [false, true]) {
-  for (const relaxed of [false, true]) {
-    const tag = `${layers ? '_layers' : ''}${relaxed ? '_relaxed' : ''}`;
-    variants.push({
-      name: `${layers ? 'layers, ' : 'graph, '}${relaxed ? 'relaxed-simd' : 'simd'}`,
-      rustFeatures: relaxed ? '+simd128,+relaxed-simd' : '+simd128',
-      relaxed,
-      cargoArgs: layers ? [] : ['--no-default-features'],
-      targetDir: `target${layers ? '/layers' : ''}${relaxed ? '/relaxed' : ''}`,
-      out: `pkg/v${tag}`,
-      wasm: `eager_wasm${tag}_bg.wasm`,
-    });
-  }
-}
+const variants = SPLIT_VARIANTS.map((v) => ({
+  ...v,
+  rustFeatures: v.relaxed ? '+simd128,+relaxed-simd' : '+simd128',
+  cargoArgs: [...(v.layers ? [] : ['--no-default-features']), '--features', 'cold-split'],
+  targetDir: `target${v.layers ? '/layers' : ''}${v.relaxed ? '/relaxed' : ''}`,
+}));
+// Each build is split in two (scripts/cold-split, after wasm-opt, which keeps the function names
+// for it): the functions scripts/cold-profile.mjs saw run, which init() loads, and the rest, loaded
+// on first use (js/cold-code.js). pkg/ keeps the unsplit module, with names, for the profile.
+const split = !args.has('--no-opt') && !args.has('--no-split');
+if (split) coldSplitBinary();
 rmSync(join(root, 'pkg'), { recursive: true, force: true });
 for (const v of variants) {
   // The stable build has a target dir of its own: the nightly one rebuilds std, it does not.
@@ -110,7 +111,13 @@ for (const v of variants) {
   run(WASM_BINDGEN, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
   const bgWasm = join(root, v.out, 'eager_wasm_bg.wasm');
   if (!args.has('--no-opt')) {
-    run(WASM_OPT, [...wasmOptArgs({ relaxedSimd: v.relaxed }), bgWasm, '-o', bgWasm]);
+    run(WASM_OPT, [...wasmOptArgs({ relaxedSimd: v.relaxed }), ...(split ? ['-g'] : []), bgWasm, '-o', bgWasm]);
+  }
+  mkdirSync(join(root, v.out, 'dist'));
+  if (split) {
+    run(COLD_SPLIT, ['split', bgWasm, HOT_LIST, join(root, v.out, 'dist', v.wasm), join(root, v.out, 'dist', v.cold)]);
+  } else {
+    copyFileSync(bgWasm, join(root, v.out, 'dist', v.wasm));
   }
 }
 // One glue module serves all builds: they export and import the same functions.
@@ -128,7 +135,10 @@ mkdirSync(dist, { recursive: true });
 for (const f of ['eager_wasm.js', 'eager_wasm.d.ts', 'eager_wasm_bg.wasm.d.ts']) {
   copyFileSync(join(root, variants[0].out, f), join(dist, f));
 }
-for (const v of variants) copyFileSync(join(root, v.out, 'eager_wasm_bg.wasm'), join(dist, v.wasm));
+for (const v of variants) {
+  copyFileSync(join(root, v.out, 'dist', v.wasm), join(dist, v.wasm));
+  if (split) copyFileSync(join(root, v.out, 'dist', v.cold), join(dist, v.cold));
+}
 // The wrapper: index.js (the entry) and the modules it imports, all next to the glue.
 for (const f of readdirSync(join(root, 'js'))) {
   if (f.endsWith('.js') || f === 'index.d.ts') copyFileSync(join(root, 'js', f), join(dist, f));
@@ -138,8 +148,16 @@ const sizeOf = (f) => {
   const bytes = readFileSync(join(dist, f));
   return { wasmBytes: bytes.length, wasmGzipBytes: gzipSync(bytes, { level: 9 }).length };
 };
-const sizes = variants.map((v) => sizeOf(v.wasm));
-variants.forEach((v, i) => console.log(`dist/${v.wasm} (${v.name}): ${sizes[i].wasmBytes} bytes, ${sizes[i].wasmGzipBytes} gzipped`));
+const sizes = variants.map((v) => {
+  const size = sizeOf(v.wasm);
+  if (!split) return size;
+  const cold = sizeOf(v.cold);
+  return { ...size, coldWasmBytes: cold.wasmBytes, coldWasmGzipBytes: cold.wasmGzipBytes };
+});
+variants.forEach((v, i) => {
+  const cold = split ? `; on demand: dist/${v.cold}, ${sizes[i].coldWasmGzipBytes} gzipped` : '';
+  console.log(`dist/${v.wasm} (${v.name}): ${sizes[i].wasmBytes} bytes, ${sizes[i].wasmGzipBytes} gzipped${cold}`);
+});
 // Top level: the plain graph build (the default download where relaxed SIMD is missing); the others
 // by name.
 writeFileSync(

@@ -27,8 +27,10 @@ stage "cargo fmt --check" cargo fmt --check
 stage "layering (no module refers to a higher layer)" node scripts/check-layers.mjs
 stage "clippy (host)" cargo clippy --all-targets -- -D warnings
 stage "clippy (wasm32)" cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
-stage "clippy (wasm32, graph-model build: no layers format)" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features -- -D warnings
+stage "clippy (wasm32, graph-model release build: no layers format, the split's loader import)" cargo clippy --target wasm32-unknown-unknown --lib --no-default-features --features cold-split -- -D warnings
 stage "native tests" cargo test
+# The build's splitter (scripts/cold-split), a crate of its own.
+stage "cold-split: fmt, clippy, tests" bash -c 'cd scripts/cold-split && cargo fmt --check && cargo clippy --release -- -D warnings && cargo test --release'
 # The browser suite's tests run back to back on the page's thread (the memory-exhaustion test alone
 # takes ~17 s on a busy machine); the runner's default 20 s between polls is too short for them.
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-180}

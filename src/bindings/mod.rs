@@ -3,6 +3,8 @@
 //! structured errors) into the public API.
 
 mod attrs;
+#[cfg(feature = "cold-split")]
+mod cold_code;
 mod context;
 mod errors;
 mod memory;

@@ -23,7 +23,8 @@ const fill = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7919 + 
 const a = ctx.tensor(fill(64 * 96, 1), [64, 96]);
 const b = ctx.tensor(fill(96 * 40, 2), [96, 40]);
 const [c] = ctx.execute('MatMul', [a, b]);
-console.log(JSON.stringify({ features: api.wasmFeatures(), layersLoad, c: Array.from(c.dataSync()) }));
+const { coldCodeLoaded, ...features } = api.wasmFeatures();
+console.log(JSON.stringify({ features, coldCodeLoaded, layersLoad, c: Array.from(c.dataSync()) }));
 `;
   const out = execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', program], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
@@ -53,31 +54,31 @@ const RELAXED = ['--experimental-wasm-relaxed-simd'];
 
 test('the plain SIMD128 build where the engine lacks relaxed SIMD', () => {
   const r = runIn([], '');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false, split: true });
   assertClose(r.c, naiveMatMul());
 });
 
 test('the relaxed-SIMD build where the engine validates it, with the same results', () => {
   const r = runIn(RELAXED, '');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false, split: true });
   assertClose(r.c, naiveMatMul());
 });
 
 test('{ relaxedSimd: false } forces the plain build', () => {
   const r = runIn(RELAXED, '{ relaxedSimd: false }');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false, split: true });
 });
 
 test('an explicit module source is loaded as given', () => {
   const wasm = JSON.stringify(pathToFileURL(join(root, 'dist/eager_wasm_relaxed_bg.wasm')).href);
   const r = runIn(RELAXED, `await (await import('node:fs/promises')).readFile(new URL(${wasm}))`);
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false });
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false, split: true });
 });
 
 test('{ layers: true } loads the build with the layers format, plain and relaxed', () => {
   for (const [flags, relaxedSimd] of [[[], false], [RELAXED, true]]) {
     const r = runIn(flags, '{ layers: true }');
-    assert.deepEqual(r.features, { simd: true, relaxedSimd, layers: true });
+    assert.deepEqual(r.features, { simd: true, relaxedSimd, layers: true, split: true });
     // past the build check: the empty model.json itself is refused
     assert.equal(r.layersLoad, 'InvalidArgument');
     assertClose(r.c, naiveMatMul());
@@ -93,4 +94,11 @@ test('the graph-model build is the smaller download', () => {
   const sizes = JSON.parse(readFileSync(join(root, 'dist/sizes.json'), 'utf8'));
   assert.ok(sizes.wasmGzipBytes < sizes.layers.wasmGzipBytes, JSON.stringify(sizes));
   assert.ok(sizes.relaxedSimd.wasmGzipBytes < sizes.layersRelaxedSimd.wasmGzipBytes, JSON.stringify(sizes));
+});
+
+test('every build is split: init() loads the primary, the rest is on demand', () => {
+  const sizes = JSON.parse(readFileSync(join(root, 'dist/sizes.json'), 'utf8'));
+  for (const s of [sizes, sizes.relaxedSimd, sizes.layers, sizes.layersRelaxedSimd]) {
+    assert.ok(s.coldWasmGzipBytes > 0 && s.wasmGzipBytes > 0, JSON.stringify(s));
+  }
 });
