@@ -130,13 +130,23 @@ export function evaluateTargets(envResult, sizes) {
   }
   const dl = sizes.download;
   if (dl?.eager && dl?.tfjs) {
-    const holds = dl.eager.gzip <= dl.tfjs.gzip;
+    // The split build's on-demand part counts unless this environment's run never loaded it.
+    const coldLoaded = envResult.runtimes?.eager?.coldCodeLoadedAfterRun !== false;
+    const cold = dl.eagerCold && coldLoaded ? dl.eagerCold.gzip : 0;
+    const eager = dl.eager.gzip + cold;
+    const holds = eager <= dl.tfjs.gzip;
+    const kb = (b) => (b / 1024).toFixed(0);
+    const part = !dl.eagerCold
+      ? ''
+      : coldLoaded
+        ? `, its on-demand part (${kb(dl.eagerCold.gzip)} KB) included: a case loaded it`
+        : ` (init's part; the on-demand ${kb(dl.eagerCold.gzip)} KB was loaded by no case here)`;
     out.push({
       id: 'download_size',
-      text: `JS + .wasm a page downloads to run a model, gzipped, <= TF.js's (${(dl.tfjs.gzip / 1024).toFixed(0)} KB; issue 16)`,
+      text: `JS + .wasm a page downloads to run a model, gzipped, <= TF.js's (${kb(dl.tfjs.gzip)} KB; issue 16)`,
       holds,
-      value: dl.eager.gzip / dl.tfjs.gzip,
-      detail: `eager-wasm ${(dl.eager.gzip / 1024).toFixed(0)} KB gz = ${(dl.eager.gzip / dl.tfjs.gzip).toFixed(2)}x${holds ? '' : `; ${((dl.eager.gzip - dl.tfjs.gzip) / 1024).toFixed(0)} KB too big`}`,
+      value: eager / dl.tfjs.gzip,
+      detail: `eager-wasm ${kb(eager)} KB gz = ${(eager / dl.tfjs.gzip).toFixed(2)}x${part}${holds ? '' : `; ${kb(eager - dl.tfjs.gzip)} KB too big`}`,
     });
   }
   if (sizes.eager && sizes.tfjs) {

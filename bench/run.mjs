@@ -102,7 +102,9 @@ function minifiedBundle(entry) {
 const eagerJs = existsSync(join(root, 'dist/index.js')) ? minifiedBundle(join(root, 'dist/index.js')) : null;
 const eagerWasm = fileSize(distWasm);
 sizes.download = {
-  // The graph-model build (init()'s default) and the whole JS wrapper, minified.
+  // The build's on-demand part (js/cold-code.js): counted where a case loaded it (report.mjs).
+  eagerCold: fileSize(join(root, 'dist/eager_wasm_cold.wasm')),
+  // The graph-model build (init()'s default; its primary part) and the whole JS wrapper, minified.
   eager:
     eagerJs && eagerWasm
       ? { file: `${eagerJs.file} + ${eagerWasm.file.split('/').pop()}`, raw: eagerJs.raw + eagerWasm.raw, gzip: eagerJs.gzip + eagerWasm.gzip }

@@ -723,6 +723,8 @@ export async function runSuite({ libs, io, quick = false, only = null, corrupt =
     }
     results.push(row);
   }
+  // The split build: whether any case needed its on-demand part (the download figure counts it then).
+  if (R.eager) runtimes.eager.coldCodeLoadedAfterRun = R.eager.lib.wasmFeatures().coldCodeLoaded;
   return { quick, timing: cfg, runtimes, cases: results };
 }
 

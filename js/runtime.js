@@ -104,8 +104,8 @@ function coldCodeUrl(file) {
       return new URL('./eager_wasm_layers_cold.wasm', import.meta.url);
     case 'eager_wasm_layers_relaxed_cold.wasm':
       return new URL('./eager_wasm_layers_relaxed_cold.wasm', import.meta.url);
-    default:
-      return new URL(`./${file}`, import.meta.url);
+    default: // not a file of this package (a variable, so that bundlers leave it alone)
+      return new URL(file, import.meta.url);
   }
 }
 

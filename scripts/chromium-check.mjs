@@ -38,6 +38,15 @@ try {
   }
   const [s] = ctx.execute('AddV2', [a, b]);
   check(String(Array.from(await s.data())) === '2,2,3,5', 'AddV2');
+  // The split build: init() loaded the primary part only, which ran the ops so far; a rare op loads
+  // the on-demand part on the page's thread, with a synchronous request (js/cold-code.js).
+  check(api.wasmFeatures().split === true && api.wasmFeatures().coldCodeLoaded === false, 'common ops ran on the primary part alone');
+  const atIn = [ctx.tensor([1, -1]), ctx.tensor([-2, -0.5])];
+  const [at] = ctx.execute('Atan2', atIn);
+  const atGot = Array.from(at.dataSync());
+  for (const t of [at, ...atIn]) t.dispose();
+  const atWant = [Math.atan2(1, -2), Math.atan2(-1, -0.5)];
+  check(api.wasmFeatures().coldCodeLoaded === true && atGot.every((v, i) => Math.abs(v - atWant[i]) < 1e-6), 'a rare op loads the on-demand part synchronously and runs');
   const base = ctx.memory().numTensors;
   const y = ctx.tidy(() => ctx.execute('Neg', [ctx.execute('AddV2', [a, b])[0]])[0]);
   check(ctx.memory().numTensors === base + 1, 'tidy keeps only the result');

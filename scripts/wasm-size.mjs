@@ -6,7 +6,9 @@
 //
 // It runs the build's wasm-bindgen and `wasm-opt -O3` again on cargo's output (the plain SIMD128
 // build), keeping the function names (-g), so the functions are the shipped ones. Each group is
-// gzipped on its own, so the column sums to a little more than the whole file gzipped.
+// gzipped on its own, so the column sums to a little more than the whole file gzipped. The last two
+// columns split each group as the build does (scripts/cold-split): the part init() loads and the
+// part loaded on demand (they do not count the split's stubs and tables).
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { coldSplitBinary, HOT_LIST } from './lib/cold-split.mjs';
 import { WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,6 +26,14 @@ const named = join(dir, 'named.wasm');
 execFileSync(WASM_BINDGEN, ['--target', 'web', '--out-dir', dir, '--out-name', 'eager_wasm', input], { stdio: 'inherit' });
 execFileSync(WASM_OPT, [...wasmOptArgs(), '-g', join(dir, 'eager_wasm_bg.wasm'), '-o', named], { stdio: 'inherit' });
 const b = readFileSync(named);
+// Which functions the split puts in the on-demand part (the splitter decides; see build.mjs).
+let cold = null;
+try {
+  const out = execFileSync(coldSplitBinary(), ['cold', named, HOT_LIST], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  cold = new Set(out.trim().split('\n').map(Number));
+} catch (e) {
+  console.warn(`no init/on-demand columns: ${e.message.split('\n')[0]}`);
+}
 rmSync(dir, { recursive: true, force: true });
 
 let pos = 8;
@@ -77,24 +88,43 @@ function group(fn) {
   if (/^[a-z]+[A-Z]\w*$/.test(p[0]) || /^wasm(context|model)_/.test(p[0])) return 'wasm-bindgen glue and export shims';
   return p[0];
 }
-const groups = new Map();
+const groups = new Map(); // group -> { all, init, cold }: function bodies
+const groupOf = (g) => {
+  if (!groups.has(g)) groups.set(g, { all: [], init: [], cold: [] });
+  return groups.get(g);
+};
 bodies.forEach((body, i) => {
-  const g = group(names.get(i + imported) ?? '?');
-  if (!groups.has(g)) groups.set(g, []);
-  groups.get(g).push(body);
+  const g = groupOf(group(names.get(i + imported) ?? '?'));
+  g.all.push(body);
+  (cold?.has(i + imported) ? g.cold : g.init).push(body);
 });
-groups.set('data segments (strings, tables)', [data]);
-const gz = (bufs) => gzipSync(Buffer.concat(bufs), { level: 9 }).length;
-const rows = [...groups].map(([g, bufs]) => ({ g, raw: bufs.reduce((a, x) => a + x.length, 0), gz: gz(bufs) }));
+groupOf('data segments (strings, tables)').all.push(data);
+groupOf('data segments (strings, tables)').init.push(data); // data stays in the primary part
+const gz = (bufs) => (bufs.length === 0 ? 0 : gzipSync(Buffer.concat(bufs), { level: 9 }).length);
+const rows = [...groups].map(([g, parts]) => ({
+  g,
+  raw: parts.all.reduce((a, x) => a + x.length, 0),
+  gz: gz(parts.all),
+  init: gz(parts.init),
+  cold: gz(parts.cold),
+}));
 rows.sort((x, y) => y.gz - x.gz);
-const total = rows.reduce((a, r) => a + r.gz, 0);
+const sum = (rs, k) => rs.reduce((a, r) => a + r[k], 0);
+const total = sum(rows, 'gz');
 console.log(`${input}: ${b.length} bytes once optimized (with names); groups gzipped separately sum to ${total}`);
-console.log('group'.padEnd(40) + 'raw'.padStart(10) + 'gzipped'.padStart(10) + 'share'.padStart(8));
+const splitCols = cold !== null;
+if (splitCols) {
+  console.log(`split by ${HOT_LIST.slice(root.length + 1)}: ${sum(rows, 'init')} gzipped at init, ${sum(rows, 'cold')} on demand (groups summed)`);
+}
+const cols = (r) =>
+  String(r.raw).padStart(10) + String(r.gz).padStart(10) + (splitCols ? String(r.init).padStart(10) + String(r.cold).padStart(11) : '');
+console.log('group'.padEnd(40) + 'raw'.padStart(10) + 'gzipped'.padStart(10) + (splitCols ? 'at init'.padStart(10) + 'on demand'.padStart(11) : '') + 'share'.padStart(8));
 for (const r of rows.filter((r) => r.gz >= 1000)) {
-  console.log(r.g.padEnd(40) + String(r.raw).padStart(10) + String(r.gz).padStart(10) + `${((100 * r.gz) / total).toFixed(1)}%`.padStart(8));
+  console.log(r.g.padEnd(40) + cols(r) + `${((100 * r.gz) / total).toFixed(1)}%`.padStart(8));
 }
 const rest = rows.filter((r) => r.gz < 1000);
-console.log(`(${rest.length} smaller groups)`.padEnd(40) + String(rest.reduce((a, r) => a + r.raw, 0)).padStart(10) + String(rest.reduce((a, r) => a + r.gz, 0)).padStart(10));
+const restRow = { raw: sum(rest, 'raw'), gz: sum(rest, 'gz'), init: sum(rest, 'init'), cold: sum(rest, 'cold') };
+console.log(`(${rest.length} smaller groups)`.padEnd(40) + cols(restRow));
 const kernels = rows.filter((r) => r.g.startsWith('kernels'));
 console.log(`all kernels: ${kernels.reduce((a, r) => a + r.gz, 0)} bytes gzipped (groups summed)`);
 

@@ -12,10 +12,10 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { root } from './helpers.mjs';
 
-function run(program, { dist = join(root, 'dist') } = {}) {
+function run(program, { dist = join(root, 'dist'), nodeFlags = [] } = {}) {
   const entry = JSON.stringify(pathToFileURL(join(dist, 'index.js')).href);
   const src = `const api = await import(${entry});\n${program}`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', src], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', src], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
 }
 
@@ -116,5 +116,35 @@ console.log(JSON.stringify({ hot, error }));
     assert.match(r.error.message, /on-demand code/);
   } finally {
     rmSync(dist, { recursive: true, force: true });
+  }
+});
+
+test('the sample models of the benchmark load, predict and dispose on the primary alone (hot.txt is not stale)', () => {
+  const models = ['mlp', 'mobilenet'].map((name) => {
+    const dir = join(root, 'tests/fixtures/models', name);
+    const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
+    return { url: pathToFileURL(join(dir, 'model.json')).href, x: ref.inputs[Object.keys(ref.inputs)[0]] };
+  });
+  // Node 20 validates relaxed-SIMD code only with this flag: both builds are checked.
+  for (const relaxed of [false, true]) {
+    const nodeFlags = relaxed ? ['--experimental-wasm-relaxed-simd'] : [];
+    const r = run(
+      `
+await api.init({ relaxedSimd: ${relaxed} });
+const ctx = new api.EagerContext();
+for (const m of ${JSON.stringify(models)}) {
+  const model = await ctx.loadGraphModel(m.url);
+  const x = ctx.tensor(new Float32Array(m.x.data), m.x.shape);
+  const y = model.predict(x);
+  await y.data();
+  y.dispose(); x.dispose(); model.dispose();
+}
+ctx.dispose();
+console.log(JSON.stringify(api.wasmFeatures()));
+`,
+      { nodeFlags },
+    );
+    assert.equal(r.relaxedSimd, relaxed);
+    assert.equal(r.coldCodeLoaded, false, 'the cold module was loaded: regenerate hot.txt (npm run profile:hot)');
   }
 });

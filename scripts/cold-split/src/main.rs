@@ -11,6 +11,7 @@
 //!
 //! Commands:
 //!   cold-split names IN.wasm                      index and name of each defined function (tab-separated)
+//!   cold-split cold IN.wasm HOT.txt               the indices of the functions `split` makes cold
 //!   cold-split instrument IN.wasm OUT.wasm        each defined function sets an exported global
 //!                                                 `__h<index>` to 1 on entry (the profile run)
 //!   cold-split split IN.wasm HOT.txt PRIMARY.wasm COLD.wasm
@@ -474,21 +475,17 @@ fn val_type(t: wasmparser::ValType) -> Res<ValType> {
     RoundtripReencoder.val_type(t).map_err(err)
 }
 
-fn cmd_split(wasm: &[u8], hot_list: &str, cold_file: &str) -> Res<(Vec<u8>, Vec<u8>, String)> {
-    let info = read_info(wasm)?;
+/// The functions the cold module gets: defined, not run by the profile, not the start function,
+/// and naming nothing it could not import.
+fn cold_functions(info: &Info<'_>, hot_list: &str) -> Res<Vec<u32>> {
     if info.names.is_empty() {
         return Err("the module has no name section (build with wasm-opt -g)".into());
     }
-    let loader = info.loader.ok_or_else(|| {
-        format!("no import named *{LOADER_IMPORT}*: build with the `cold-split` feature")
-    })?;
     let hot: HashSet<&str> = hot_list
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
-
-    // Cold: defined, not run by the profile, not the start function, nothing it cannot import.
     let mut cold = Vec::new();
     for (k, body) in info.bodies.iter().enumerate() {
         let index = info.imported_funcs + k as u32;
@@ -501,6 +498,15 @@ fn cmd_split(wasm: &[u8], hot_list: &str, cold_file: &str) -> Res<(Vec<u8>, Vec<
         }
         cold.push(index);
     }
+    Ok(cold)
+}
+
+fn cmd_split(wasm: &[u8], hot_list: &str, cold_file: &str) -> Res<(Vec<u8>, Vec<u8>, String)> {
+    let info = read_info(wasm)?;
+    let loader = info.loader.ok_or_else(|| {
+        format!("no import named *{LOADER_IMPORT}*: build with the `cold-split` feature")
+    })?;
+    let cold = cold_functions(&info, hot_list)?;
     let cold_index: HashMap<u32, u32> = cold
         .iter()
         .enumerate()
@@ -665,6 +671,14 @@ fn run(args: &[String]) -> Res<()> {
     let write = |p: &String, b: &[u8]| std::fs::write(p, b).map_err(|e| format!("{p}: {e}"));
     match args {
         [cmd, input] if cmd == "names" => cmd_names(&read(input)?),
+        [cmd, input, hot] if cmd == "cold" => {
+            let hot = std::fs::read_to_string(hot).map_err(|e| format!("{hot}: {e}"))?;
+            let wasm = read(input)?;
+            for f in cold_functions(&read_info(&wasm)?, &hot)? {
+                println!("{f}");
+            }
+            Ok(())
+        }
         [cmd, input, output] if cmd == "instrument" => {
             let out = cmd_instrument(&read(input)?)?;
             validate(&out, "instrumented module")?;
@@ -685,7 +699,7 @@ fn run(args: &[String]) -> Res<()> {
             Ok(())
         }
         _ => Err(
-            "usage: cold-split names IN | instrument IN OUT | split IN HOT.txt PRIMARY COLD".into(),
+            "usage: cold-split names IN | cold IN HOT.txt | instrument IN OUT | split IN HOT.txt PRIMARY COLD".into(),
         ),
     }
 }
@@ -708,10 +722,15 @@ mod tests {
     #[test]
     fn stable_names_drop_disambiguators_and_hashes_only() {
         assert_eq!(
-            stable_name("<alloc[cf9214e59fe22b22]::rc::Rc<eager_wasm[7450a7eab7005d8b]::X>>::drop_slow"),
+            stable_name(
+                "<alloc[cf9214e59fe22b22]::rc::Rc<eager_wasm[7450a7eab7005d8b]::X>>::drop_slow"
+            ),
             "<alloc::rc::Rc<eager_wasm::X>>::drop_slow"
         );
-        assert_eq!(stable_name("eager_wasm::kernels::nn::conv::h0123456789abcdef"), "eager_wasm::kernels::nn::conv");
+        assert_eq!(
+            stable_name("eager_wasm::kernels::nn::conv::h0123456789abcdef"),
+            "eager_wasm::kernels::nn::conv"
+        );
         // not a disambiguator: an index, a short hex run, a slice type
         assert_eq!(stable_name("finish_grow[2]"), "finish_grow[2]");
         assert_eq!(stable_name("f[abc]"), "f[abc]");
