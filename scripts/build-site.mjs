@@ -2,7 +2,7 @@
 // Production build of the demo page for any static host, into site/:
 //   site/index.html, main.js, lane-worker.js, lanes.js, plots.js, style.css   (from www/)
 //   site/config.js                                    (paths rewritten for this layout)
-//   site/dist/       the package (index.js and its modules, eager_wasm.js, the four .wasm builds)
+//   site/dist/       the package (index.js and its modules, eager_wasm.js, the four builds' .wasm parts)
 //   site/vendor/uplot/  uPlot's ESM build and CSS
 //   site/models/<name>/ the sample models (model.json + shards)
 //   site/_headers    COOP/COEP for hosts that read it (Netlify, Cloudflare Pages), so that
