@@ -295,6 +295,10 @@ export function mergeRuns(runs) {
   const merged = structuredClone(runs[0]);
   merged.env.runs = runs.length;
   merged.env.load = { before: runs[0].env.load?.before, after: runs.at(-1).env.load?.after };
+  // The split build's on-demand part counts in the download figure if any run loaded it.
+  if (merged.runtimes?.eager) {
+    merged.runtimes.eager.coldCodeLoadedAfterRun = runs.some((r) => r.runtimes?.eager?.coldCodeLoadedAfterRun !== false);
+  }
   for (const c of merged.cases) {
     const same = runs.map((r) => r.cases.find((x) => x.id === c.id)).filter(Boolean);
     c.mismatches = [...new Set(same.flatMap((x) => x.mismatches ?? []))];
