@@ -148,3 +148,16 @@ console.log(JSON.stringify(api.wasmFeatures()));
     assert.equal(r.coldCodeLoaded, false, 'the cold module was loaded: regenerate hot.txt (npm run profile:hot)');
   }
 });
+
+test("init() refuses a coldCode other than 'on-demand' or 'at-init', and a throwing options getter, with InvalidArgument", () => {
+  const r = run(`
+const codes = [];
+for (const opts of [{ coldCode: 'later' }, { coldCode: 1 }, { get coldCode() { throw new Error('boom'); } }]) {
+  await api.init(opts).then(() => codes.push('resolved'), (e) => codes.push(e.name + ':' + e.code));
+}
+await api.init({ coldCode: 'on-demand' });
+console.log(JSON.stringify({ codes, features: api.wasmFeatures() }));
+`);
+  assert.deepEqual(r.codes, Array(3).fill('EagerError:InvalidArgument'));
+  assert.equal(r.features.coldCodeLoaded, false);
+});
