@@ -10,8 +10,9 @@ extern "C" {
     fn load_cold_code();
 }
 
-/// Keeps the import in the module (wasm-bindgen and wasm-opt drop unused imports); the JS wrapper
-/// calls it to load the cold module ahead of need (`init({ coldCode: 'at-init' })`).
+/// Keeps the import in the module: wasm-bindgen and wasm-opt drop unused imports, and only the
+/// splitter's stubs, added after them, call it. (Calling it loads the cold module, as any stub would;
+/// the JS wrapper loads it ahead with `loadColdCodeAsync` instead.)
 #[wasm_bindgen(js_name = loadColdCodeNow)]
 pub fn load_cold_code_now() {
     load_cold_code();
