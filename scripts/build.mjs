@@ -8,7 +8,8 @@
 //                                                        externref table)
 //   -> cold-split split                                  (scripts/cold-split: the primary .wasm,
 //                                                        which init() loads, and the cold one,
-//                                                        loaded on first use; by hot.txt)
+//                                                        loaded on first use; by hot.txt, and
+//                                                        hot-layers.txt for the layers builds)
 //   -> dist/ (wasm-bindgen glue + the four builds' primary and cold .wasm + the hand-written
 //      wrapper: js/*.js, the entry index.js and its modules, and index.d.ts)
 //
@@ -29,7 +30,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { COLD_SPLIT, coldSplitBinary, HOT_LIST, SPLIT_VARIANTS } from './lib/cold-split.mjs';
+import { COLD_SPLIT, coldSplitBinary, hotListsFor, SPLIT_VARIANTS } from './lib/cold-split.mjs';
 import { NIGHTLY, NIGHTLY_CARGO_ARGS, NIGHTLY_RUSTFLAGS, WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -115,7 +116,8 @@ for (const v of variants) {
   }
   mkdirSync(join(root, v.out, 'dist'));
   if (split) {
-    run(COLD_SPLIT, ['split', bgWasm, HOT_LIST, join(root, v.out, 'dist', v.wasm), join(root, v.out, 'dist', v.cold)]);
+    const parts = [join(root, v.out, 'dist', v.wasm), join(root, v.out, 'dist', v.cold)];
+    run(COLD_SPLIT, ['split', bgWasm, ...parts, ...hotListsFor(v.layers)]);
   } else {
     copyFileSync(bgWasm, join(root, v.out, 'dist', v.wasm));
   }

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // Decides what the primary module of the split build holds (scripts/cold-split): builds an
 // instrumented copy of each build (every function flags itself on entry), runs the workload in
-// Node with it, and writes the names of the functions that ran, over all four builds, to
-// scripts/cold-split/hot.txt, and the ops they ran to js/hot-ops.js. Commit both; `npm run build`
-// splits by them.
+// Node with it, and writes the names of the functions that ran: in the graph builds to
+// scripts/cold-split/hot.txt, and what the layers builds ran beyond them to hot-layers.txt; and the
+// ops the graph workload ran to js/hot-ops.js. Commit all three; `npm run build` splits by them.
 //
 // The workload is what a page typically does: every benchmark case's eager-wasm side once (the
 // dispatch micro-benchmarks, the conv/depthwise/matmul kernels, the sample models and the model zoo
 // of bench/models/zoo, so run tools/gen_zoo.py first: an absent zoo model is skipped with a
 // warning), the demo's default model through the cache policies, and, in the layers builds, the
-// demo's Keras models. Run after `npm run build` (it needs pkg/ and dist/):
+// demo's Keras models, loaded and run. Run after `npm run build` (it needs pkg/ and dist/):
 //   node scripts/cold-profile.mjs
 
 import { execFileSync } from 'node:child_process';
@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { COLD_SPLIT, coldSplitBinary, HOT_LIST, SPLIT_VARIANTS } from './lib/cold-split.mjs';
+import { COLD_SPLIT, coldSplitBinary, HOT_LIST, HOT_LIST_LAYERS, SPLIT_VARIANTS } from './lib/cold-split.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,7 +28,7 @@ if (process.argv[2] === '--workload') {
 
 coldSplitBinary();
 const tmp = mkdtempSync(join(tmpdir(), 'cold-profile-'));
-const hotNames = new Set();
+const hotNames = { graph: new Set(), layers: new Set() }; // by the builds that ran them
 const hotOps = new Set();
 try {
   for (const v of SPLIT_VARIANTS) {
@@ -53,26 +53,31 @@ try {
     let unnamed = 0;
     for (const i of functions) {
       const n = names.get(i);
-      if (n) hotNames.add(n);
+      if (n) hotNames[v.layers ? 'layers' : 'graph'].add(n);
       else unnamed++;
     }
-    for (const op of ops) hotOps.add(op);
+    if (!v.layers) for (const op of ops) hotOps.add(op);
     console.log(`  ${functions.length} of ${names.size} functions ran${unnamed ? ` (${unnamed} without a name)` : ''}`);
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
-const header =
-  '# The functions the profiled workload ran (scripts/cold-profile.mjs): the primary module of the\n' +
-  '# split build keeps them, the cold module gets the rest. Generated; do not edit.\n';
-writeFileSync(HOT_LIST, header + [...hotNames].sort().join('\n') + '\n');
+const header = (what) =>
+  `# The functions the profiled workload ran in ${what} (scripts/cold-profile.mjs): the primary\n` +
+  '# module of the split build keeps them, the cold module gets the rest. Generated; do not edit.\n';
+writeFileSync(HOT_LIST, header('the graph builds') + [...hotNames.graph].sort().join('\n') + '\n');
+// The layers builds keep both lists: the graph workload's functions, and what the Keras models added.
+const layersOnly = [...hotNames.layers].filter((n) => !hotNames.graph.has(n)).sort();
+writeFileSync(HOT_LIST_LAYERS, header('the layers builds, beyond hot.txt') + layersOnly.join('\n') + '\n');
 writeFileSync(
   join(root, 'js/hot-ops.js'),
   '// The ops the profiled workload ran (scripts/cold-profile.mjs); generated, do not edit.\n' +
     '// loadGraphModel fetches the cold module ahead for a model with an op outside this list.\n' +
     `export const HOT_OPS = new Set(${JSON.stringify([...hotOps].sort())});\n`,
 );
-console.log(`wrote ${HOT_LIST} (${hotNames.size} names) and js/hot-ops.js (${hotOps.size} ops)`);
+console.log(
+  `wrote ${HOT_LIST} (${hotNames.graph.size} names), ${HOT_LIST_LAYERS} (${layersOnly.length}) and js/hot-ops.js (${hotOps.size} ops)`,
+);
 
 // ---------------------------------------------------------------------------------- the workload
 async function workload(wasmPath, outPath) {
@@ -116,9 +121,14 @@ async function workload(wasmPath, outPath) {
   ctx.clearCache();
   ctx.resetCache();
   if (layers) {
+    // The demo's Keras models, loaded and run on their reference inputs.
     for (const d of ['teachable', 'lstm_text']) {
-      const url = pathToFileURL(join(root, 'tests/fixtures/layers', d, 'model.json')).href;
-      const model = await ctx.loadLayersModel(url);
+      const dir = join(root, 'tests/fixtures/layers', d);
+      const model = await ctx.loadLayersModel(pathToFileURL(join(dir, 'model.json')).href);
+      const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
+      const x = Object.values(ref.inputs).map((v) => ctx.tensor(new Float32Array(v.data), v.shape));
+      const y = model.predict(x.length === 1 ? x[0] : x);
+      for (const t of [...x, ...(y.dispose ? [y] : Object.values(y))]) t.dispose();
       model.dispose();
     }
   }

@@ -14,7 +14,7 @@ wasm=dist/eager_wasm_bg.wasm
 stale=0
 if [ "${FORCE_BUILD:-0}" = 1 ] || [ ! -f "$wasm" ] || [ ! -f dist/eager_wasm_layers_relaxed_bg.wasm ] || [ ! -f dist/eager_wasm_layers_relaxed_cold.wasm ] || [ ! -f dist/index.js ]; then
   stale=1
-elif [ -n "$(find src js Cargo.toml Cargo.lock scripts/build.mjs scripts/lib/wasm-tools.mjs scripts/lib/cold-split.mjs scripts/cold-split/src scripts/cold-split/hot.txt scripts/nightly-toolchain .cargo -newer "$wasm" -type f -print -quit 2>/dev/null)" ]; then
+elif [ -n "$(find src js Cargo.toml Cargo.lock scripts/build.mjs scripts/lib/wasm-tools.mjs scripts/lib/cold-split.mjs scripts/cold-split/src scripts/cold-split/hot.txt scripts/cold-split/hot-layers.txt scripts/nightly-toolchain .cargo -newer "$wasm" -type f -print -quit 2>/dev/null)" ]; then
   stale=1
 fi
 if [ "$stale" = 1 ]; then

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { coldSplitBinary, HOT_LIST } from './lib/cold-split.mjs';
+import { coldSplitBinary, HOT_LIST, hotListsFor } from './lib/cold-split.mjs';
 import { WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -29,7 +29,7 @@ const b = readFileSync(named);
 // Which functions the split puts in the on-demand part (the splitter decides; see build.mjs).
 let cold = null;
 try {
-  const out = execFileSync(coldSplitBinary(), ['cold', named, HOT_LIST], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const out = execFileSync(coldSplitBinary(), ['cold', named, ...hotListsFor(false)], { encoding: 'utf8', maxBuffer: 64 << 20 });
   cold = new Set(out.trim().split('\n').map(Number));
 } catch (e) {
   console.warn(`no init/on-demand columns: ${e.message.split('\n')[0]}`);

@@ -13,6 +13,11 @@ export const COLD_SPLIT = join(crate, 'target/release/cold-split');
 
 /** The names of the functions the primary module keeps (scripts/cold-profile.mjs writes it). */
 export const HOT_LIST = join(crate, 'hot.txt');
+/** What the layers builds' primary keeps beyond HOT_LIST (the Keras models' code). */
+export const HOT_LIST_LAYERS = join(crate, 'hot-layers.txt');
+
+/** The hot lists a build splits by. */
+export const hotListsFor = (layers) => (layers ? [HOT_LIST, HOT_LIST_LAYERS] : [HOT_LIST]);
 
 /** Builds the splitter with the stable toolchain for the host (cargo makes it a no-op when fresh). */
 export function coldSplitBinary() {

@@ -161,3 +161,29 @@ console.log(JSON.stringify({ codes, features: api.wasmFeatures() }));
   assert.deepEqual(r.codes, Array(3).fill('EagerError:InvalidArgument'));
   assert.equal(r.features.coldCodeLoaded, false);
 });
+
+test("the layers build runs the demo's Keras models on its primary alone, as Keras does (hot-layers.txt is not stale)", () => {
+  const models = ['teachable', 'lstm_text'].map((name) => {
+    const dir = join(root, 'tests/fixtures/layers', name);
+    const ref = JSON.parse(readFileSync(join(dir, 'reference.json'), 'utf8'));
+    return { url: pathToFileURL(join(dir, 'model.json')).href, x: Object.values(ref.inputs)[0], y: Object.values(ref.outputs)[0] };
+  });
+  const r = run(`
+await api.init({ layers: true });
+const ctx = new api.EagerContext();
+const errors = [];
+for (const m of ${JSON.stringify(models)}) {
+  const model = await ctx.loadLayersModel(m.url);
+  const x = ctx.tensor(new Float32Array(m.x.data), m.x.shape);
+  const y = model.predict(x);
+  const got = y.dataSync();
+  errors.push(Math.max(...m.y.data.map((w, i) => Math.abs(w - got[i]) / (1 + Math.abs(w)))));
+  y.dispose(); x.dispose(); model.dispose();
+}
+ctx.dispose();
+console.log(JSON.stringify({ errors, features: api.wasmFeatures() }));
+`);
+  assert.equal(r.features.layers, true);
+  for (const e of r.errors) assert.ok(e <= 1e-4, `relative error ${e}`);
+  assert.equal(r.features.coldCodeLoaded, false, 'the cold module was loaded: regenerate the hot lists (npm run profile:hot)');
+});

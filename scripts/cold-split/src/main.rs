@@ -11,10 +11,10 @@
 //!
 //! Commands:
 //!   cold-split names IN.wasm                      index and name of each defined function (tab-separated)
-//!   cold-split cold IN.wasm HOT.txt               the indices of the functions `split` makes cold
+//!   cold-split cold IN.wasm HOT.txt...            the indices of the functions `split` makes cold
 //!   cold-split instrument IN.wasm OUT.wasm        each defined function sets an exported global
 //!                                                 `__h<index>` to 1 on entry (the profile run)
-//!   cold-split split IN.wasm HOT.txt PRIMARY.wasm COLD.wasm
+//!   cold-split split IN.wasm PRIMARY.wasm COLD.wasm HOT.txt...
 //!                                                 HOT.txt: the names of the functions to keep in
 //!                                                 the primary, one per line (`#` comments)
 //!
@@ -666,15 +666,24 @@ fn validate(wasm: &[u8], what: &str) -> Res<()> {
     Ok(())
 }
 
+/// Hot lists, one name a line, concatenated.
+fn read_lists(paths: &[String]) -> Res<String> {
+    let mut all = String::new();
+    for p in paths {
+        all += &std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?;
+        all.push('\n');
+    }
+    Ok(all)
+}
+
 fn run(args: &[String]) -> Res<()> {
     let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
     let write = |p: &String, b: &[u8]| std::fs::write(p, b).map_err(|e| format!("{p}: {e}"));
     match args {
         [cmd, input] if cmd == "names" => cmd_names(&read(input)?),
-        [cmd, input, hot] if cmd == "cold" => {
-            let hot = std::fs::read_to_string(hot).map_err(|e| format!("{hot}: {e}"))?;
+        [cmd, input, hot @ ..] if cmd == "cold" && !hot.is_empty() => {
             let wasm = read(input)?;
-            for f in cold_functions(&read_info(&wasm)?, &hot)? {
+            for f in cold_functions(&read_info(&wasm)?, &read_lists(hot)?)? {
                 println!("{f}");
             }
             Ok(())
@@ -684,8 +693,8 @@ fn run(args: &[String]) -> Res<()> {
             validate(&out, "instrumented module")?;
             write(output, &out)
         }
-        [cmd, input, hot, primary, cold] if cmd == "split" => {
-            let hot = std::fs::read_to_string(hot).map_err(|e| format!("{hot}: {e}"))?;
+        [cmd, input, primary, cold, hot @ ..] if cmd == "split" && !hot.is_empty() => {
+            let hot = read_lists(hot)?;
             let file = std::path::Path::new(cold)
                 .file_name()
                 .and_then(|f| f.to_str())
@@ -699,7 +708,8 @@ fn run(args: &[String]) -> Res<()> {
             Ok(())
         }
         _ => Err(
-            "usage: cold-split names IN | cold IN HOT.txt | instrument IN OUT | split IN HOT.txt PRIMARY COLD".into(),
+            "usage: cold-split names IN | cold IN HOT.txt... | instrument IN OUT | split IN PRIMARY COLD HOT.txt..."
+                .into(),
         ),
     }
 }
