@@ -100,6 +100,7 @@ async function workload(wasmPath, outPath) {
   };
   const bench = await exerciseEager({ lib: api, io, log: console.log });
   console.log(`  ran ${bench.ran.length} benchmark cases`);
+  for (const s of bench.skipped) console.warn(`  WARNING: skipped ${s}`);
   for (const op of bench.ops) ops.add(op);
 
   // The demo's default model, loaded and disposed through the cache policies it switches between.
