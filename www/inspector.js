@@ -59,27 +59,34 @@ export function renderInspector(card, ops, attrBytes) {
   if (box.dataset.key === key) return;
   box.dataset.key = key;
 
-  // A list, not a table: it wraps to any card width.
+  // A list, not a table: it wraps to any card width. Each op keeps its element across renders (moved
+  // into order, its text updated), so that a click is not lost to a render between press and release.
   const list = box.querySelector('.inspector-ops');
-  list.textContent = '';
+  const items = new Map([...list.children].map((li) => [li.dataset.op, li]));
   for (const o of rows) {
-    const li = document.createElement('li');
+    let li = items.get(o.op);
+    if (li === undefined) {
+      li = document.createElement('li');
+      li.dataset.op = o.op;
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.dataset.op = o.op;
+      button.textContent = o.op;
+      li.append(button, span('inspector-figs', ''), span('inspector-varying', ''));
+    }
+    items.delete(o.op);
     const varying = o.attrs.filter((a) => a.perCall).map((a) => a.name);
-    li.dataset.op = o.op;
     li.dataset.varying = varying.join(' ');
     li.classList.toggle('selected', o.op === selected);
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.dataset.op = o.op;
-    button.textContent = o.op;
-    button.setAttribute('aria-expanded', String(o.op === selected));
-    const figs =
+    li.querySelector('button').setAttribute('aria-expanded', String(o.op === selected));
+    li.querySelector('.inspector-figs').textContent =
       `${formatCount(o.entries)} ${o.entries === 1 ? 'entry' : 'entries'} · ${formatBytes(o.bytes)} · ${hitRate(o)} · ` +
       `${approx(o.keys, o.keysExact)} ${o.keys === 1 && o.keysExact ? 'key' : 'keys'}`;
-    li.append(button, span('inspector-figs', figs));
-    if (varying.length > 0) li.append(span('inspector-varying', `new on every call: ${varying.join(', ')}`));
-    list.append(li);
+    const note = li.querySelector('.inspector-varying');
+    note.textContent = varying.length > 0 ? `new on every call: ${varying.join(', ')}` : '';
+    list.append(li); // in order: appending an element already in the list moves it
   }
+  for (const li of items.values()) li.remove();
 
   const comp = box.querySelector('.key-composition');
   const op = rows.find((o) => o.op === selected);

@@ -221,6 +221,13 @@ async function assertInspector(page) {
   );
   assert.equal((await inspectorRows(page)).tf22[0].op, 'VarHandleOp');
   await page.locator('[data-lane-card="tf22"]').screenshot({ path: join(artifacts, 'demo-inspector.png') });
+  // The list re-renders with every batch of loads; no click is lost to that: each one toggles.
+  const shown = () => page.evaluate((sel) => !document.querySelector(`${sel} .key-composition`).hidden, card);
+  for (let i = 0; i < 6; i++) {
+    const before = await shown();
+    await page.click(`${card} button[data-op="VarHandleOp"]`);
+    assert.equal(await shown(), !before, `click ${i + 1} toggles the key composition`);
+  }
 }
 
 test('phone width (390x844): the page renders without horizontal overflow', { timeout: 120_000 }, async () => {
