@@ -3,7 +3,7 @@
 import { WasmContext, scopeBegin, scopeEnd, weightPaths } from './eager_wasm.js';
 import { modelNeedsColdCode, loadColdCodeAsync } from './cold-code.js';
 import { EagerError, callWasm, toEagerError } from './errors.js';
-import { concat, fetchBytes, inMemoryWeights, resolveUrl, utf8 } from './fetch.js';
+import { concat, fetchBytes, inMemoryWeights, resolveUrl, shardUrl, utf8 } from './fetch.js';
 import { ioFor, ioWrites, readOutputs } from './io.js';
 import { GraphModel, LayersModel } from './model.js';
 import { cachedModelJsonText, loadFromText } from './model-text.js';
@@ -310,6 +310,7 @@ export class EagerContext {
       progress(0);
       const modelJson = await fetchBytes(fetchFn, url, null, signal, 'model.json'); // UTF-8 bytes, passed to wasm as they are
       const paths = callWasm(() => weightPaths(utf8(modelJson)));
+      const urls = paths.map((p) => shardUrl(url, p)); // every path checked before any is fetched
       const fractions = new Array(paths.length).fill(0);
       const onShard = (i) => (f) => {
         fractions[i] = f;
@@ -320,7 +321,7 @@ export class EagerContext {
       signal.addEventListener('abort', stop);
       try {
         const buffers = await Promise.all(
-          paths.map((p, i) => fetchBytes(fetchFn, new URL(p, url), onShard(i), shards.signal)),
+          urls.map((u, i) => fetchBytes(fetchFn, u, onShard(i), shards.signal)),
         );
         return { modelJson, weights: concat(buffers) };
       } catch (e) {

@@ -21,6 +21,44 @@ export function resolveUrl(source) {
 }
 
 /**
+ * The URL of weight shard `path` of the model at `modelUrl`, resolved as TF.js's `http` handler
+ * does: the model URL up to its last '/', then the path, then the model URL's query string. A
+ * model file is untrusted input, so a path that is itself an absolute URL (`file:///etc/passwd`,
+ * `https://elsewhere/w.bin`) or that would leave the model's origin is refused: a model fetched over
+ * HTTP can only make the loader fetch from its own origin, and only a model given as a file path
+ * or `file:` URL reads local files.
+ */
+export function shardUrl(modelUrl, path) {
+  const refuse = (why) =>
+    new EagerError(
+      'InvalidArgument',
+      `the model's weightsManifest names the shard '${clip(path)}', ${why}: shard paths are relative to the model.json (${modelUrl.href})`,
+    );
+  if (typeof path !== 'string') throw refuse('which is not a string');
+  let absolute = true;
+  try {
+    new URL(path);
+  } catch {
+    absolute = false;
+  }
+  if (absolute) throw refuse('an absolute URL');
+  const href = modelUrl.href;
+  const query = modelUrl.search;
+  const base = href.slice(0, href.length - query.length - modelUrl.hash.length);
+  const prefix = base.slice(0, base.lastIndexOf('/') + 1);
+  let url;
+  try {
+    url = new URL(prefix + path + query);
+  } catch {
+    throw refuse('which does not make a valid URL');
+  }
+  if (url.protocol !== modelUrl.protocol || url.origin !== modelUrl.origin) throw refuse('which leaves the model\'s origin');
+  return url;
+}
+
+const clip = (s) => (typeof s === 'string' && s.length > 200 ? `${s.slice(0, 200)}...` : String(s));
+
+/**
  * The bytes at `url`. `what` is 'model.json' or 'shard': errors name the URL, the HTTP status and
  * the content type, and say when HTML came back (a dev server answering a missing file with its
  * index.html).

@@ -31,9 +31,8 @@ stage "clippy (wasm32, graph-model release build: no layers format, the split's 
 stage "native tests" cargo test
 # The build's splitter (scripts/cold-split), a crate of its own.
 stage "cold-split: fmt, clippy, tests" bash -c 'cd scripts/cold-split && cargo fmt --check && cargo clippy --release -- -D warnings && cargo test --release'
-# The browser suite's tests run back to back on the page's thread (the memory-exhaustion test alone
-# takes ~17 s on a busy machine); the runner's default 20 s between polls is too short for them.
-export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-180}
+# WASM_BINDGEN_TEST_TIMEOUT (the browser suite needs more than the runner's default 20 s) is set in
+# .cargo/config.toml, where cargo and wasm-pack pick it up.
 stage "wasm tests (Node + headless Chromium, SIMD128)" cargo test --target wasm32-unknown-unknown
 # The relaxed-SIMD build (fused multiply-add) that init() loads where the engine supports it: the
 # same wasm tests, in Chromium and in Node 20 with its relaxed-SIMD flag.
