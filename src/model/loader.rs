@@ -348,7 +348,7 @@ fn plan<'m>(
         .collect();
     let mut plans = Vec::with_capacity(order.len());
     let mut attr_pool = AttrPool::default();
-    let mut frames = Vec::new();
+    let mut frames = Frames::default();
     for &i in &order {
         let n = &nodes[i];
         let plan = if let Some(&k) = feed_of.get(&i) {
@@ -398,8 +398,15 @@ fn plan<'m>(
         weights,
         attr_values: attr_pool.values,
         loops,
-        frames,
+        frames: frames.names,
     })
+}
+
+/// Frame names of Enter nodes, each once, with a map for lookup (a model may have many frames).
+#[derive(Default)]
+struct Frames {
+    names: Vec<String>,
+    index: HashMap<String, u32, FastBuild>,
 }
 
 /// Every op the needed nodes use that no kernel implements, named at once (with a node using it),
@@ -410,23 +417,30 @@ fn unsupported_ops(
     feed_of: &HashMap<usize, usize, FastBuild>,
 ) -> Result<()> {
     let mut missing: Vec<(&str, &str)> = Vec::new();
+    let mut seen = std::collections::HashSet::with_hasher(FastBuild);
     for &i in order {
         let n = &nodes[i];
         let builtin = matches!(&*n.op, "Const" | "Placeholder") || FlowOp::parse(&n.op).is_some();
         if builtin || feed_of.contains_key(&i) || crate::registry::lookup(&n.op).is_ok() {
             continue;
         }
-        if !missing.iter().any(|(op, _)| *op == &*n.op) {
+        if seen.insert(&*n.op) {
             missing.push((&n.op, &n.name));
         }
     }
     if missing.is_empty() {
         return Ok(());
     }
-    let list: Vec<String> = missing
+    // A hostile model can use any number of made-up ops: name the first few.
+    const LISTED: usize = 20;
+    let mut list: Vec<String> = missing
         .iter()
+        .take(LISTED)
         .map(|(op, node)| format!("'{op}' (node '{node}')"))
         .collect();
+    if missing.len() > LISTED {
+        list.push(format!("and {} more", missing.len() - LISTED));
+    }
     Err(unimplemented(format!(
         "model uses {} op{} eager-wasm does not support: {}",
         missing.len(),
@@ -499,7 +513,7 @@ fn flow_node(
     n: &NodeDef<'_>,
     op: FlowOp,
     lowered: Option<&String>,
-    frames: &mut Vec<String>,
+    frames: &mut Frames,
 ) -> Result<FlowOp> {
     let FlowOp::Enter { .. } = op else {
         return Ok(op);
@@ -507,25 +521,37 @@ fn flow_node(
     let ctx = |e: Status| e.context(format!("node '{}' ({})", n.name, n.op));
     let name = match n.attr_value("frame_name").transpose().map_err(ctx)? {
         Some(AttrValue::Str(s)) => String::from_utf8_lossy(&s).into_owned(),
-        _ if lowered.is_some() => lowered.cloned().unwrap_or_default(),
-        _ => {
+        Some(other) => {
             return Err(invalid_argument(format!(
-                "Enter node '{}' has no frame_name",
-                n.name
+                "Enter node '{}': frame_name must be a string, got {}",
+                n.name,
+                other.attr_type().name()
             )))
         }
+        None => match lowered {
+            Some(l) => l.clone(),
+            None => {
+                return Err(invalid_argument(format!(
+                    "Enter node '{}' has no frame_name",
+                    n.name
+                )))
+            }
+        },
     };
     let constant = matches!(
         n.attr_value("is_constant").transpose().map_err(ctx)?,
         Some(AttrValue::Bool(true))
     );
-    let frame = match frames.iter().position(|f| *f == name) {
-        Some(i) => i,
+    let frame = match frames.index.get(&name) {
+        Some(&i) => i,
         None => {
-            frames.push(name);
-            frames.len() - 1
+            let i = u32::try_from(frames.names.len())
+                .map_err(|_| invalid_argument("model has too many loop frames"))?;
+            frames.names.push(name.clone());
+            frames.index.insert(name, i);
+            i
         }
-    } as u32;
+    };
     Ok(FlowOp::Enter { frame, constant })
 }
 
