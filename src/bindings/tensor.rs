@@ -46,12 +46,19 @@ fn disposed() -> Status {
 
 impl Table {
     pub(crate) fn insert(&mut self, ctx: u32, t: Tensor) -> Result<f64> {
-        let h = self.handles.insert((ctx, t)).map_err(|e| {
+        let full = |e| {
             resource_exhausted(match e {
                 Full::Slots => format!("more than {MAX_SLOTS} live tensors; dispose some"),
                 Full::Generations => "every tensor handle has been used; reload the page".into(),
+                Full::Memory => "out of memory for the tensor table; dispose some tensors".into(),
             })
-        })?;
+        };
+        if !self.scope_starts.is_empty() {
+            self.tracked
+                .try_reserve(1)
+                .map_err(|_| full(Full::Memory))?;
+        }
+        let h = self.handles.insert((ctx, t)).map_err(full)?;
         if !self.scope_starts.is_empty() {
             self.tracked.push(h);
         }
