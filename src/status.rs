@@ -121,7 +121,15 @@ impl Status {
 
     /// Prefixes the message with where it happened (an op, a node), keeping the code.
     pub fn context(mut self, prefix: impl fmt::Display) -> Self {
-        self.message = format!("{prefix}: {}", self.message);
+        let prefix = prefix.to_string();
+        // Many kernels name their op in their messages already: don't say it twice.
+        let named = self
+            .message
+            .strip_prefix(prefix.as_str())
+            .is_some_and(|rest| rest.starts_with(": "));
+        if !named {
+            self.message = format!("{prefix}: {}", self.message);
+        }
         self
     }
 }

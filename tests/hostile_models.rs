@@ -118,3 +118,108 @@ fn a_non_string_frame_name_is_named_as_such() {
         "{err}"
     );
 }
+
+/// Explicit paddings past i32 (2^31 ..= 2^32-1 used to wrap to a small output size on wasm32;
+/// natively they asked for a huge tensor) are InvalidArgument naming the attr, for Conv2D,
+/// DepthwiseConv2dNative and MaxPool, through `execute` and in a model.json.
+#[test]
+fn huge_explicit_paddings_are_invalid_arguments() {
+    use eager_wasm::{AttrValue, Tensor};
+    let mut ctx = EagerContext::default();
+    let x = Tensor::from_slice(&[1, 6, 6, 1], &[0f32; 36]).unwrap();
+    let f = Tensor::from_slice(&[1, 1, 1, 1], &[1f32]).unwrap();
+    let ones = || AttrValue::ListInt(vec![1, 1, 1, 1]);
+    for pad in [
+        1i64 << 31,
+        (1 << 32) - 2,
+        (1 << 32) - 1,
+        1 << 32,
+        (1 << 32) + 1,
+    ] {
+        let attrs = |extra: Option<(&'static str, AttrValue)>| {
+            let mut a = vec![
+                ("strides", ones()),
+                ("padding", AttrValue::Str(b"EXPLICIT".to_vec())),
+                (
+                    "explicit_paddings",
+                    AttrValue::ListInt(vec![0, 0, 0, pad, pad, 0, 0, 0]),
+                ),
+            ];
+            a.extend(extra);
+            a
+        };
+        for (op, inputs, extra) in [
+            ("Conv2D", vec![x.clone(), f.clone()], None),
+            ("DepthwiseConv2dNative", vec![x.clone(), f.clone()], None),
+            ("MaxPool", vec![x.clone()], Some(("ksize", ones()))),
+        ] {
+            let err = ctx.execute(op, &inputs, attrs(extra)).unwrap_err();
+            assert_eq!(err.code, Code::InvalidArgument, "{op} {pad}: {err}");
+            assert!(
+                err.message
+                    .contains("explicit_paddings must be at most 2147483647"),
+                "{op} {pad}: {err}"
+            );
+        }
+    }
+    // The largest accepted padding works (VALID-sized window over a zero-padded input).
+    let out = ctx
+        .execute(
+            "MaxPool",
+            std::slice::from_ref(&x),
+            vec![
+                ("strides", AttrValue::ListInt(vec![1, 1 << 30, 1, 1])),
+                ("ksize", ones()),
+                ("padding", AttrValue::Str(b"EXPLICIT".to_vec())),
+                (
+                    "explicit_paddings",
+                    AttrValue::ListInt(vec![0, 0, 0, i32::MAX as i64, 0, 0, 0, 0]),
+                ),
+            ],
+        )
+        .unwrap();
+    assert_eq!(out[0].dims(), &[1, 3, 6, 1]);
+    // The same attr read from a model.json.
+    let json = chain(1, |k, prev| {
+        node(
+            &format!("n{k}"),
+            "MaxPool",
+            &[prev],
+            &format!(
+                r#"{T},"ksize":{{"list":{{"i":["1","1","1","1"]}}}},"strides":{{"list":{{"i":["1","1","1","1"]}}}},"padding":{{"s":"RVhQTElDSVQ="}},"explicit_paddings":{{"list":{{"i":["0","0","0","4294967294","0","0","0","0"]}}}}"#
+            ),
+        )
+    });
+    let json = json.replace(
+        r#""shape":{"shape":{}}"#,
+        r#""shape":{"shape":{"dim":[{"size":"1"},{"size":"6"},{"size":"6"},{"size":"1"}]}}"#,
+    );
+    let m = load(&mut ctx, &json).unwrap();
+    let err = m.predict(&mut ctx, vec![("x".into(), x)]).unwrap_err();
+    assert_eq!(err.code, Code::InvalidArgument, "{err}");
+    assert!(err.message.contains("explicit_paddings"), "{err}");
+}
+
+/// A kernel's message that names its op already is not prefixed with the op name again.
+#[test]
+fn kernel_errors_name_the_op_once() {
+    use eager_wasm::Tensor;
+    let mut ctx = EagerContext::default();
+    let x = Tensor::from_slice(&[6, 6, 1], &[0f32; 36]).unwrap();
+    let f = Tensor::from_slice(&[1, 1, 1, 1], &[1f32]).unwrap();
+    let attrs = || {
+        vec![
+            ("strides", eager_wasm::AttrValue::ListInt(vec![1, 1, 1, 1])),
+            ("padding", eager_wasm::AttrValue::Str(b"VALID".to_vec())),
+        ]
+    };
+    for op in ["Conv2D", "DepthwiseConv2dNative"] {
+        let err = ctx
+            .execute(op, &[x.clone(), f.clone()], attrs())
+            .unwrap_err();
+        assert_eq!(
+            err.message,
+            format!("{op}: input must be 4-dimensional, got shape [6, 6, 1]")
+        );
+    }
+}

@@ -191,7 +191,9 @@ impl Rewriter<'_, '_> {
             return;
         };
         let spatial_only = v.len() == 8 && v[..2] == [0, 0] && v[6..] == [0, 0];
-        if !spatial_only || v.iter().any(|&p| p < 0) {
+        // Paddings the conv would reject stay a Pad (whose own checks then apply).
+        let max = crate::kernels::nn::window::MAX_EXPLICIT_PADDING;
+        if !spatial_only || v.iter().any(|&p| !(0..=max).contains(&p)) {
             return;
         }
         let mut new_inputs = ins.to_vec();

@@ -53,7 +53,11 @@ pub fn windowed_output(
         }
         Padding::Explicit(_) => {
             let (b, a) = (to_i(explicit.0)?, to_i(explicit.1)?);
-            ((inp + b + a - eff + s) / s, b)
+            // In i128: padded size and window can each be near i64::MAX.
+            let out = (inp as i128 + b as i128 + a as i128 - eff as i128 + s as i128) / s as i128;
+            let out = i64::try_from(out)
+                .map_err(|_| invalid_argument("explicit padding makes the output too large"))?;
+            (out, b)
         }
     };
     if out < 0 {
@@ -62,13 +66,22 @@ pub fn windowed_output(
              effective_filter_size: {eff}, stride: {stride}]"
         )));
     }
+    // Checked, not `as`: on wasm32 a large padding's output size would wrap.
+    let (output, pad_before) = match (usize::try_from(out), usize::try_from(pad)) {
+        (Ok(o), Ok(p)) => (o, p),
+        _ => {
+            return Err(invalid_argument(format!(
+                "Computed output size {out} is too large [input_size: {input}, padding: {pad}]"
+            )))
+        }
+    };
     Ok(Dim1 {
         input,
         window,
         stride,
         dilation,
-        output: out as usize,
-        pad_before: pad as usize,
+        output,
+        pad_before,
     })
 }
 
@@ -79,6 +92,10 @@ pub fn padding_attrs(b: OpBuilder, formats: &'static [&'static str]) -> OpBuilde
         .ints_attr("explicit_paddings", Some(&[]))
         .enum_attr("data_format", formats, Some("NHWC"))
 }
+
+/// Largest explicit padding accepted (TF's int32 shape arithmetic): larger values would overflow a
+/// 32-bit `usize` on wasm32 and wrap to a small, wrong output size.
+pub const MAX_EXPLICIT_PADDING: i64 = i32::MAX as i64;
 
 /// Reads the `padding` attr (and `explicit_paddings` when the op has it) for NHWC 4-D inputs.
 pub fn padding_attr(a: &NodeAttrs, has_explicit: bool) -> Result<Padding> {
@@ -111,6 +128,11 @@ pub fn padding_attr(a: &NodeAttrs, has_explicit: bool) -> Result<Padding> {
             if explicit.iter().any(|&v| v < 0) {
                 return Err(invalid_argument(format!(
                     "All elements of explicit_paddings must be nonnegative, got {explicit:?}"
+                )));
+            }
+            if explicit.iter().any(|&v| v > MAX_EXPLICIT_PADDING) {
+                return Err(invalid_argument(format!(
+                    "explicit_paddings must be at most {MAX_EXPLICIT_PADDING}, got {explicit:?}"
                 )));
             }
             if explicit[0] != 0 || explicit[1] != 0 || explicit[6] != 0 || explicit[7] != 0 {
