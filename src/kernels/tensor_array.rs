@@ -130,6 +130,11 @@ fn slot(l: &mut TensorList, k: &Tensor, op: &str) -> Result<usize> {
 
 fn put(l: &mut TensorList, k: usize, v: Tensor, op: &str) -> Result<()> {
     check_item(l, &v, op)?;
+    if l.is_cleared(k) {
+        return Err(invalid_argument(format!(
+            "{op}: Could not write to TensorArray index {k} because it has already been read"
+        )));
+    }
     if l.items[k].is_some() {
         return Err(invalid_argument(format!(
             "{op}: element {k} of the TensorArray was already written (TensorArrays are write-once)"
@@ -174,6 +179,7 @@ fn read(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
     let l = ctx.resources.list_mut(i[0].resource_handle()?)?;
     check_dtype(l, a)?;
     let k = index(&i[1], l.items.len(), "TensorArrayReadV3")?;
+    check_not_cleared(l, k, "TensorArrayReadV3")?;
     let v = match &l.items[k] {
         Some(t) => t.clone(),
         None => Tensor::zeros(
@@ -181,19 +187,49 @@ fn read(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
             Shape::new(element_dims(l, &None, "TensorArrayReadV3")?)?,
         )?,
     };
-    if l.clear_after_read {
-        l.items[k] = None;
+    if l.clear_after_read && l.items[k].is_some() {
+        l.clear(k)?;
     }
     Ok(crate::ops::one_output(v))
 }
 
+/// TF's error for a second read of an element a `clear_after_read` read emptied.
+fn check_not_cleared(l: &TensorList, k: usize, op: &str) -> Result<()> {
+    if l.is_cleared(k) {
+        return Err(invalid_argument(format!(
+            "{op}: Could not read index {k} twice because it was cleared after a previous read \
+             (perhaps try setting clear_after_read = false?)"
+        )));
+    }
+    Ok(())
+}
+
 fn gather(a: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {
-    let l = ctx.resources.list(i[0].resource_handle()?)?;
+    let l = ctx.resources.list_mut(i[0].resource_handle()?)?;
     check_dtype(l, a)?;
     let picks = indices_in(l, &i[1], "TensorArrayGatherV3")?;
+    for (n, &k) in picks.iter().enumerate() {
+        check_not_cleared(l, k, "TensorArrayGatherV3")?;
+        // A second pick of a written element reads it after the first cleared it.
+        if l.clear_after_read && l.items[k].is_some() && picks[..n].contains(&k) {
+            return Err(invalid_argument(format!(
+                "TensorArrayGatherV3: Could not read index {k} twice because it was cleared \
+                 after a previous read (perhaps try setting clear_after_read = false?)"
+            )));
+        }
+    }
     let dims = element_dims(l, a.shape("element_shape")?, "TensorArrayGatherV3")?;
     let items = filled(l, &picks, &dims)?;
-    Ok(crate::ops::one_output(join(&items, l.dtype, &dims, false)?))
+    let out = join(&items, l.dtype, &dims, false)?;
+    // TF reads each element in turn: written ones are cleared.
+    if l.clear_after_read {
+        for &k in &picks {
+            if l.items[k].is_some() {
+                l.clear(k)?;
+            }
+        }
+    }
+    Ok(crate::ops::one_output(out))
 }
 
 fn scatter(_: &NodeAttrs, ctx: &mut KernelContext<'_>, i: &[Tensor]) -> Out {

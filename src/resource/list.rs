@@ -21,8 +21,10 @@ pub struct TensorList {
     pub max_len: Option<usize>,
     /// A TensorArray's `dynamic_size`: writes past the end grow it (TensorLists always may push).
     pub dynamic: bool,
-    /// A TensorArray's `clear_after_read`: a read empties the slot.
+    /// A TensorArray's `clear_after_read`: a read empties the slot (see `clear`).
     pub clear_after_read: bool,
+    /// Slots emptied by a read (index < len: cleared); reading or writing them again fails, as in TF.
+    cleared: Vec<bool>,
     owner: ScopeId,
 }
 
@@ -35,6 +37,7 @@ impl TensorList {
             max_len: None,
             dynamic: true,
             clear_after_read: false,
+            cleared: Vec::new(),
             owner: ScopeId::ROOT,
         };
         l.resize(len)?;
@@ -55,6 +58,27 @@ impl TensorList {
                 .map_err(|_| resource_exhausted(format!("cannot allocate a list of {len}")))?;
         }
         self.items.resize(len, None);
+        self.cleared.truncate(len);
+        Ok(())
+    }
+
+    /// Whether slot `k` was emptied by a read of a `clear_after_read` TensorArray.
+    pub fn is_cleared(&self, k: usize) -> bool {
+        self.cleared.get(k).copied().unwrap_or(false)
+    }
+
+    /// Empties slot `k` after a read (`clear_after_read`), remembering it was read.
+    pub fn clear(&mut self, k: usize) -> Result<()> {
+        if k >= self.cleared.len() {
+            self.cleared
+                .try_reserve(k + 1 - self.cleared.len())
+                .map_err(|_| resource_exhausted("out of memory marking a TensorArray read"))?;
+            self.cleared.resize(k + 1, false);
+        }
+        self.cleared[k] = true;
+        if let Some(slot) = self.items.get_mut(k) {
+            *slot = None;
+        }
         Ok(())
     }
 
