@@ -223,3 +223,102 @@ fn kernel_errors_name_the_op_once() {
         );
     }
 }
+
+/// A Sequential layers model over a [null, 4, 4, 1] input with one more layer `class` (config
+/// `config`, its name added), no weights.
+fn sequential(class: &str, config: &str) -> String {
+    format!(
+        r#"{{"format":"layers-model","modelTopology":{{"model_config":{{"class_name":"Sequential","config":{{"name":"s","layers":[{{"class_name":"InputLayer","config":{{"batch_input_shape":[null,4,4,1],"dtype":"float32","name":"x"}}}},{{"class_name":"{class}","config":{{"name":"probe",{config}}}}}]}}}}}},"weightsManifest":[{{"paths":[],"weights":[]}}]}}"#
+    )
+}
+
+fn layers_err(json: &str, weights: &[u8]) -> eager_wasm::Status {
+    let mut ctx = EagerContext::default();
+    match eager_wasm::model::layers::LayersModel::load(&mut ctx, json, weights, &mut |_, _| {}) {
+        Ok(m) => panic!("load should fail: outputs {:?}", m.outputs()),
+        Err(e) => e,
+    }
+}
+
+/// A Reshape target dim that does not fit int32 is rejected at load naming the layer (it wrapped:
+/// outputs said [-1, 4294967300] while predict returned [1, 4]).
+#[test]
+fn a_reshape_dim_past_int32_is_rejected() {
+    for t in ["[4294967300]", "[2147483648]", "[-1, 4294967297]"] {
+        let e = layers_err(
+            &sequential("Reshape", &format!(r#""target_shape":{t}"#)),
+            &[],
+        );
+        assert_eq!(e.code, Code::InvalidArgument, "{e}");
+        assert!(e.message.contains("layer 'probe'"), "{e}");
+        assert!(e.message.contains("exceeds the limit of 2147483647"), "{e}");
+    }
+    // A dim that fits still loads and runs.
+    let mut ctx = EagerContext::default();
+    let json = sequential("Reshape", r#""target_shape":[16]"#);
+    let mut m =
+        eager_wasm::model::layers::LayersModel::load(&mut ctx, &json, &[][..], &mut |_, _| {})
+            .unwrap();
+    let x = eager_wasm::Tensor::from_slice(&[1, 4, 4, 1], &[0f32; 16]).unwrap();
+    let out = m.predict(&mut ctx, vec![("x".into(), x)]).unwrap();
+    assert_eq!(out[0].dims(), &[1, 16]);
+    m.dispose(&mut ctx);
+}
+
+/// Config values out of range say which way: too large is "exceeds the limit", not "must be
+/// positive" / "non-negative"; a bad merge_mode is printed as written.
+#[test]
+fn layer_config_errors_say_what_is_wrong() {
+    let cases = [
+        (
+            sequential("MaxPooling2D", r#""pool_size":[1000000,1000000]"#),
+            "pool_size [1000000, 1000000] exceeds the limit of 65536",
+        ),
+        (
+            sequential("MaxPooling2D", r#""pool_size":[0,2]"#),
+            "pool_size must be positive, got [0, 2]",
+        ),
+        (
+            sequential("ZeroPadding2D", r#""padding":1000000000"#),
+            "'padding' value 1000000000 exceeds the limit of 1048576",
+        ),
+        (
+            sequential("ZeroPadding2D", r#""padding":-1"#),
+            "'padding' values must be non-negative",
+        ),
+        (
+            sequential("Dense", r#""units":100000000"#),
+            "'units' 100000000 exceeds the limit of 16777216",
+        ),
+    ];
+    for (json, want) in cases {
+        let e = layers_err(&json, &[]);
+        assert_eq!(e.code, Code::InvalidArgument, "{e}");
+        assert!(e.message.contains(want), "'{want}' not in: {e}");
+    }
+    // A Bidirectional of the rnn_wrappers fixture with a bad merge_mode.
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layers/rnn_wrappers");
+    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    let weights = std::fs::read(dir.join("group1-shard1of1.bin")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let bi = doc["modelTopology"]["model_config"]["config"]["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["class_name"] == "Bidirectional")
+        .unwrap();
+    for (mode, want) in [
+        (serde_json::json!("weird"), "unknown merge_mode 'weird'"),
+        (
+            serde_json::json!(3),
+            "merge_mode must be a string, got a number",
+        ),
+    ] {
+        doc["modelTopology"]["model_config"]["config"]["layers"][bi]["config"]["merge_mode"] = mode;
+        let e = layers_err(&doc.to_string(), &weights);
+        assert_eq!(e.code, Code::InvalidArgument, "{e}");
+        assert!(e.message.contains(want), "'{want}' not in: {e}");
+        assert!(!e.message.contains("Some("), "{e}");
+    }
+}

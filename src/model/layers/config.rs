@@ -94,8 +94,12 @@ impl<'a> Cfg<'a> {
     /// A positive integer (units, filters, sizes): bounded, so shapes built from it can't overflow.
     pub fn count(&self, key: &str) -> Result<usize> {
         let v = self.int(key)?;
-        if !(1..=1 << 24).contains(&v) {
+        const MAX: i64 = 1 << 24;
+        if v < 1 {
             return Err(self.err(format!("'{key}' must be a positive integer, got {v}")));
+        }
+        if v > MAX {
+            return Err(self.err(format!("'{key}' {v} exceeds the limit of {MAX}")));
         }
         Ok(v as usize)
     }
@@ -196,11 +200,15 @@ impl<'a> Cfg<'a> {
                 out
             }
         };
-        if out
-            .iter()
-            .any(|&(a, b)| !(0..=1 << 20).contains(&a) || !(0..=1 << 20).contains(&b))
-        {
+        const MAX: i64 = 1 << 20;
+        if out.iter().any(|&(a, b)| a < 0 || b < 0) {
             return Err(self.err(format!("'{key}' values must be non-negative")));
+        }
+        if let Some(&(a, b)) = out.iter().find(|&&(a, b)| a > MAX || b > MAX) {
+            return Err(self.err(format!(
+                "'{key}' value {} exceeds the limit of {MAX}",
+                a.max(b)
+            )));
         }
         Ok(out)
     }

@@ -392,6 +392,13 @@ pub fn build(
             if t.iter().filter(|&&d| d == -1).count() > 1 || t.iter().any(|&d| d < -1) {
                 return Err(c.err(format!("bad target_shape {t:?}")));
             }
+            // Reshape takes an int32 shape: a larger dim would wrap.
+            if let Some(d) = t.iter().find(|&&d| d > i32::MAX as i64) {
+                return Err(c.err(format!(
+                    "target_shape {t:?}: dim {d} exceeds the limit of {}",
+                    i32::MAX
+                )));
+            }
             Kind::Reshape(t)
         }
         "Permute" => {
@@ -572,7 +579,11 @@ pub fn build(
                 Some(Some("sum")) => BiMerge::Sum,
                 Some(Some("mul")) => BiMerge::Mul,
                 Some(Some("ave")) => BiMerge::Ave,
-                Some(other) => return Err(c.err(format!("unknown merge_mode {other:?}"))),
+                Some(Some(other)) => return Err(c.err(format!("unknown merge_mode '{other}'"))),
+                Some(None) => {
+                    let v = c.get("merge_mode").map_or("null", super::config::kind);
+                    return Err(c.err(format!("merge_mode must be a string, got {v}")));
+                }
             };
             if fwd.return_state {
                 return Err(unimplemented(format!(
@@ -647,6 +658,9 @@ fn spatial_rank(class: &str) -> usize {
     }
 }
 
+/// Largest kernel / pool size, stride or dilation a layer config may ask for.
+const MAX_WINDOW: i64 = 1 << 16;
+
 fn conv_geom(c: &Cfg, class: &str, size_key: &str) -> Result<ConvGeom> {
     let rank = spatial_rank(class);
     let kernel = c.ints(size_key, rank, None)?;
@@ -659,8 +673,11 @@ fn conv_geom(c: &Cfg, class: &str, size_key: &str) -> Result<ConvGeom> {
         p => return Err(c.err(format!("unsupported padding '{p}'"))),
     };
     let check = |v: &[i64], what: &str| -> Result<()> {
-        if v.iter().any(|&x| !(1..=1 << 16).contains(&x)) {
+        if v.iter().any(|&x| x < 1) {
             return Err(c.err(format!("{what} must be positive, got {v:?}")));
+        }
+        if v.iter().any(|&x| x > MAX_WINDOW) {
+            return Err(c.err(format!("{what} {v:?} exceeds the limit of {MAX_WINDOW}")));
         }
         Ok(())
     };

@@ -56,7 +56,14 @@ pub fn mul(ctx: &mut EagerContext, a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// An int32 vector (shapes, axes, permutations, paddings as the ops take them).
 #[inline(never)]
 pub fn ints(v: &[i64]) -> Result<Tensor> {
-    let v: Vec<i32> = v.iter().map(|&d| d as i32).collect();
+    let v: Vec<i32> = v
+        .iter()
+        .map(|&d| {
+            i32::try_from(d).map_err(|_| {
+                crate::status::invalid_argument(format!("value {d} does not fit in int32"))
+            })
+        })
+        .collect::<Result<_>>()?;
     Tensor::from_slice(&[v.len()], &v)
 }
 
