@@ -322,3 +322,99 @@ fn layer_config_errors_say_what_is_wrong() {
         assert!(!e.message.contains("Some("), "{e}");
     }
 }
+
+/// `levels` functions where each but the last calls the next twice (PartitionedCall) and adds the
+/// results; the last returns its input. Node names are `name_len` characters long. The graph
+/// calls the first on `x`, so `y = 2^(levels-1) * x`.
+fn doubling_library(levels: usize, name_len: usize) -> String {
+    let f = |k: usize| format!("f{k}");
+    let long = |k: usize, tag: &str| format!("{tag}{k}{}", "n".repeat(name_len));
+    let mut funcs = Vec::new();
+    for k in 0..levels {
+        let (nodes, ret) = if k + 1 < levels {
+            let call = |tag: &str| {
+                format!(
+                    r#"{{"name":"{}","op":"PartitionedCall","input":["x"],"attr":{{"f":{{"func":{{"name":"{}"}}}}}}}}"#,
+                    long(k, tag),
+                    f(k + 1)
+                )
+            };
+            let add = node(
+                &long(k, "add"),
+                "AddV2",
+                &[
+                    &format!("{}:output:0", long(k, "a")),
+                    &format!("{}:output:0", long(k, "b")),
+                ],
+                T,
+            );
+            (
+                vec![call("a"), call("b"), add],
+                format!("{}:z:0", long(k, "add")),
+            )
+        } else {
+            (
+                vec![node(&long(k, "id"), "Identity", &["x"], T)],
+                format!("{}:output:0", long(k, "id")),
+            )
+        };
+        funcs.push(format!(
+            r#"{{"signature":{{"name":"{}","inputArg":[{{"name":"x","type":"DT_FLOAT"}}],"outputArg":[{{"name":"y","type":"DT_FLOAT"}}]}},"nodeDef":[{}],"ret":{{"y":"{ret}"}}}}"#,
+            f(k),
+            nodes.join(",")
+        ));
+    }
+    let graph = [
+        node(
+            "x",
+            "Placeholder",
+            &[],
+            r#""dtype":{"type":"DT_FLOAT"},"shape":{"shape":{}}"#,
+        ),
+        r#"{"name":"call","op":"PartitionedCall","input":["x"],"attr":{"f":{"func":{"name":"f0"}}}}"#
+            .to_string(),
+        node("y", "Identity", &["call"], T),
+    ];
+    model(&graph, &["x"], &["y"]).replacen(
+        r#"]},"weightsManifest""#,
+        &format!(
+            r#"],"library":{{"function":[{}]}}}},"weightsManifest""#,
+            funcs.join(",")
+        ),
+        1,
+    )
+}
+
+/// A small library that expands exponentially with long node names fails fast with
+/// ResourceExhausted naming the byte limit (it filled gigabytes of names before the node cap),
+/// and the heap is back where it was; the same library with short names and fewer levels runs.
+#[test]
+fn function_libraries_are_bounded_by_expanded_bytes() {
+    let mut ctx = EagerContext::default();
+    let small = doubling_library(6, 4);
+    let mut m = load(&mut ctx, &small).unwrap();
+    let out = m
+        .predict(
+            &mut ctx,
+            vec![("x".into(), eager_wasm::Tensor::scalar(1.5f32))],
+        )
+        .unwrap();
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), &[48.0]);
+    drop(out);
+    m.dispose(&mut ctx);
+
+    let json = doubling_library(17, 20_000);
+    assert!(json.len() < 2_500_000, "{}", json.len());
+    let before = eager_wasm::memory::heap_bytes();
+    eager_wasm::memory::reset_heap_peak();
+    let start = std::time::Instant::now();
+    let err = load(&mut ctx, &json).err().expect("expands too far");
+    let took = start.elapsed();
+    assert_eq!(err.code, Code::ResourceExhausted, "{err}");
+    assert!(err.message.contains("256 MiB"), "{err}");
+    drop(err);
+    assert!(took.as_secs_f64() < 10.0, "took {took:?}");
+    let peak = eager_wasm::memory::heap_peak_bytes() - before;
+    assert!(peak < 600 << 20, "peak {} MiB", peak >> 20);
+    assert_eq!(eager_wasm::memory::heap_bytes(), before);
+}

@@ -14,6 +14,10 @@ use std::collections::HashMap;
 
 /// Most nodes a lowered graph may have (a bound on what a hostile library can expand to).
 const MAX_NODES: usize = 1 << 20;
+/// Most bytes of node names, inputs and attr entries a lowered graph may hold: a small library
+/// whose functions call each other twice with long node names reaches gigabytes of names long
+/// before `MAX_NODES` nodes.
+const MAX_BYTES: usize = 256 << 20;
 /// Deepest nesting of calls.
 const MAX_DEPTH: usize = 64;
 
@@ -61,6 +65,7 @@ pub fn expand<'a>(
         funcs,
         out: Expanded::default(),
         stack: Vec::new(),
+        bytes: 0,
     };
     for n in nodes {
         l.node(n.clone(), None)?;
@@ -73,6 +78,8 @@ struct Lowering<'a> {
     out: Expanded<'a>,
     /// Functions being inlined, innermost last (recursion is an error).
     stack: Vec<&'a str>,
+    /// What the lowered graph holds so far, against `MAX_BYTES`.
+    bytes: usize,
 }
 
 fn node<'a>(name: String, op: &'static str, input: Vec<String>) -> NodeDef<'a> {
@@ -91,7 +98,28 @@ impl<'a> Lowering<'a> {
                 "model expands to more than {MAX_NODES} nodes once its functions are inlined"
             )));
         }
+        let inputs: usize = n.input.iter().map(|i| i.len()).sum();
+        self.charge(
+            std::mem::size_of::<NodeDef<'_>>()
+                + n.name.len()
+                + inputs
+                + n.input.len() * std::mem::size_of::<Cow<'_, str>>()
+                + std::mem::size_of_val(&n.attr[..]),
+        )?;
         self.out.nodes.push(n);
+        Ok(())
+    }
+
+    /// Counts `bytes` more of lowered graph against `MAX_BYTES`.
+    fn charge(&mut self, bytes: usize) -> Result<()> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes > MAX_BYTES {
+            return Err(resource_exhausted(format!(
+                "model expands to more than {} MiB of node names and inputs once its functions \
+                 are inlined (the limit)",
+                MAX_BYTES >> 20
+            )));
+        }
         Ok(())
     }
 
@@ -171,7 +199,9 @@ impl<'a> Lowering<'a> {
         for (i, x) in data.iter().enumerate() {
             let mut input = vec![x.clone()];
             input.extend(control.iter().cloned());
-            self.out.frames.insert(at("enter", i), name.to_string());
+            let enter = at("enter", i);
+            self.charge(enter.len() + name.len())?;
+            self.out.frames.insert(enter, name.to_string());
             self.push(node(at("enter", i), "Enter", input))?;
             self.push(node(
                 at("merge", i),
@@ -361,6 +391,7 @@ impl<'a> Lowering<'a> {
                 }
             }
             if n.op == "Const" {
+                self.charge(new_name.len() + n.name.len())?;
                 self.out
                     .weight_names
                     .insert(new_name.clone(), n.name.to_string());
