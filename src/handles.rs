@@ -88,6 +88,7 @@ impl<T> Handles<T> {
     }
 
     /// Slots held in memory, live or free.
+    #[cfg(test)]
     pub fn held_slots(&self) -> usize {
         self.held
     }

@@ -84,3 +84,60 @@ fn without_clear_after_read_an_element_reads_again() {
         assert_eq!(read(&mut ctx, &ta, 0).unwrap(), [7.0]);
     }
 }
+
+fn from_tensor(ctx: &mut EagerContext) -> Tensor {
+    let x = Tensor::from_slice(&[16, 4], &[1.5f32; 64]).unwrap();
+    let shape = Tensor::from_slice(&[1], &[4i32]).unwrap();
+    let out = ctx
+        .execute(
+            "TensorListFromTensor",
+            &[x, shape],
+            Vec::<(&str, AttrValue)>::new(),
+        )
+        .unwrap();
+    out[0].clone()
+}
+
+#[test]
+fn a_list_is_released_with_its_last_handle() {
+    let mut ctx = EagerContext::default();
+    // Warm the kernel cache, so that the figures compare like with like.
+    let l = from_tensor(&mut ctx);
+    let none = Vec::<(&str, AttrValue)>::new();
+    drop(ctx.execute("TensorListLength", &[l], none).unwrap());
+    let ta = array(&mut ctx, 4, true);
+    write(&mut ctx, &ta, 0, &[1.0]).unwrap();
+    drop(ta);
+    ctx.release_unreferenced();
+    let before = ctx.memory();
+    let kept = from_tensor(&mut ctx);
+    let alias = kept.clone();
+    for _ in 0..1000 {
+        let l = from_tensor(&mut ctx);
+        let ta = array(&mut ctx, 4, true);
+        write(&mut ctx, &ta, 0, &[1.0]).unwrap();
+        drop((l, ta));
+    }
+    ctx.release_unreferenced();
+    let after = ctx.memory();
+    assert_eq!(after.num_resources, before.num_resources + 1);
+    assert_eq!(
+        after.num_tensors,
+        before.num_tensors + 17,
+        "the kept list: 16 items and its handle"
+    );
+    // A list stays while any tensor names it.
+    drop(kept);
+    assert_eq!(ctx.release_unreferenced(), 0);
+    let none = Vec::<(&str, AttrValue)>::new();
+    let n = ctx
+        .execute("TensorListLength", std::slice::from_ref(&alias), none)
+        .unwrap();
+    assert_eq!(n[0].as_slice::<i32>().unwrap(), [16]);
+    drop((n, alias));
+    assert_eq!(ctx.release_unreferenced(), 1);
+    let end = ctx.memory();
+    assert_eq!(end.num_resources, before.num_resources);
+    assert_eq!(end.num_tensors, before.num_tensors);
+    assert_eq!(end.heap_bytes, before.heap_bytes);
+}

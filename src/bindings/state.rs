@@ -160,6 +160,8 @@ impl CtxState {
     pub(crate) fn with<R>(&self, f: impl FnOnce(&mut EagerContext) -> Result<R>) -> Result<R> {
         let mut b = self.ctx.try_borrow_mut().map_err(|_| busy_context())?;
         let c = b.as_mut().ok_or_else(disposed_context)?;
+        // Lists whose handles JS disposed since the last call.
+        c.release_unreferenced();
         f(c)
     }
 

@@ -220,6 +220,11 @@ impl EagerContext {
         self.scope
     }
 
+    /// Releases the tensor lists made by `execute` whose last handle tensor is gone; returns how many.
+    pub fn release_unreferenced(&mut self) -> usize {
+        self.resources.release_unreferenced()
+    }
+
     /// Releases the tensor lists `scope` owns (they live for one model run); returns how many.
     pub fn destroy_lists(&mut self, scope: ScopeId) -> usize {
         self.resources.destroy_lists(scope)

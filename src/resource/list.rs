@@ -91,10 +91,14 @@ impl TensorList {
 impl ResourceManager {
     /// A new list owned by `owner`.
     pub fn new_list(&mut self, mut list: TensorList, owner: ScopeId) -> Result<ResourceHandle> {
+        self.release_unreferenced();
         let id = self.next_id()?;
         list.owner = owner;
         self.lists.insert(id, list);
-        Ok(self.handle(id))
+        let h = self.handle(id);
+        // Lists made by eager ops go with their last handle; a model run releases its own.
+        crate::tensor::track_resource(h, owner == ScopeId::ROOT);
+        Ok(h)
     }
 
     fn list_id(&self, h: ResourceHandle) -> Result<u32> {
@@ -126,16 +130,53 @@ impl ResourceManager {
     pub fn destroy_list(&mut self, h: ResourceHandle) -> Result<()> {
         let id = self.list_id(h)?;
         self.lists.remove(&id);
+        crate::tensor::untrack_resource(h);
         if self.lists.is_empty() {
             self.lists = Default::default();
         }
         Ok(())
     }
 
+    /// Releases the root scope's lists that no tensor names any more (their last handle was
+    /// disposed), as TF releases a resource with its handle's last reference; returns how many.
+    /// Lists of a model run are left to the run, which releases them when it ends.
+    pub fn release_unreferenced(&mut self) -> usize {
+        let mut released = 0;
+        loop {
+            let gone = crate::tensor::take_unreferenced(self.manager);
+            if gone.is_empty() {
+                break;
+            }
+            for h in gone {
+                let root = self
+                    .lists
+                    .get(&h.id)
+                    .is_some_and(|l| l.owner == ScopeId::ROOT);
+                if root && crate::tensor::resource_refs(h) == 0 {
+                    // Dropping its elements may leave more lists unreferenced: the loop takes them.
+                    self.lists.remove(&h.id);
+                    crate::tensor::untrack_resource(h);
+                    released += 1;
+                }
+            }
+        }
+        if released > 0 && self.lists.is_empty() {
+            self.lists = Default::default();
+        }
+        released
+    }
+
     /// Releases every list `scope` owns (its capacity too once none is left); returns how many.
     pub fn destroy_lists(&mut self, scope: ScopeId) -> usize {
         let before = self.lists.len();
-        self.lists.retain(|_, l| l.owner != scope);
+        let manager = self.manager;
+        self.lists.retain(|&id, l| {
+            let keep = l.owner != scope;
+            if !keep {
+                crate::tensor::untrack_resource(ResourceHandle { manager, id });
+            }
+            keep
+        });
         if self.lists.is_empty() {
             self.lists = Default::default();
         }

@@ -251,3 +251,13 @@ impl ResourceManager {
         self.bytes
     }
 }
+
+impl Drop for ResourceManager {
+    fn drop(&mut self) {
+        // Lists first (their tensors may name others), then the handles left for this manager.
+        for (id, _) in std::mem::take(&mut self.lists) {
+            crate::tensor::untrack_resource(self.handle(id));
+        }
+        crate::tensor::take_unreferenced(self.manager);
+    }
+}

@@ -11,8 +11,10 @@ pub use handle::ResourceHandle;
 pub use packed::{live_packed, Packed, PackedLayout};
 pub use shape::{Shape, MAX_ELEMENTS};
 
+use crate::hash::FastBuild;
 use crate::status::{invalid_argument, resource_exhausted, Result};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Typed element storage. `repr(u8)`: an explicit tag in the same order as `DType`, so `dtype()`
@@ -63,6 +65,73 @@ impl Data {
 thread_local! {
     static LIVE_TENSORS: Cell<usize> = const { Cell::new(0) };
     static LIVE_TENSOR_BYTES: Cell<usize> = const { Cell::new(0) };
+    /// Tracked resources (tensor lists): live buffers holding each handle, and whether the
+    /// resource goes when that count drops to zero (TF's resource-handle reference count).
+    static RESOURCE_REFS: RefCell<HashMap<ResourceHandle, (u32, bool), FastBuild>> =
+        RefCell::new(HashMap::default());
+    /// Handles whose last buffer went, until their manager takes them (`take_unreferenced`).
+    static UNREFERENCED: RefCell<Vec<ResourceHandle>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Starts counting the tensor buffers that hold `h`; with `release`, `take_unreferenced` reports
+/// it once none does.
+pub fn track_resource(h: ResourceHandle, release: bool) {
+    RESOURCE_REFS.with(|m| m.borrow_mut().insert(h, (0, release)));
+}
+
+/// Stops counting `h` (its resource is gone).
+pub fn untrack_resource(h: ResourceHandle) {
+    let _ = RESOURCE_REFS.try_with(|m| {
+        let mut m = m.borrow_mut();
+        m.remove(&h);
+        if m.is_empty() {
+            // Gives the map's memory back: heap in use returns to where it was.
+            *m = HashMap::default();
+        }
+    });
+}
+
+fn ref_resource(h: ResourceHandle) {
+    let _ = RESOURCE_REFS.try_with(|m| {
+        if let Some((n, _)) = m.borrow_mut().get_mut(&h) {
+            *n += 1;
+        }
+    });
+}
+
+fn unref_resource(h: ResourceHandle) {
+    let _ = RESOURCE_REFS.try_with(|m| {
+        let mut m = m.borrow_mut();
+        let Some((n, release)) = m.get_mut(&h) else {
+            return;
+        };
+        *n -= 1;
+        if *n == 0 && *release {
+            let _ = UNREFERENCED.try_with(|u| u.borrow_mut().push(h));
+        }
+    });
+}
+
+/// How many live tensor buffers hold `h` (0 for a resource not tracked).
+pub fn resource_refs(h: ResourceHandle) -> u32 {
+    RESOURCE_REFS.with(|m| m.borrow().get(&h).map_or(0, |&(n, _)| n))
+}
+
+/// The tracked handles of manager `manager` that lost their last tensor since the last call
+/// (some may have been put in a tensor again since: check `resource_refs`).
+pub fn take_unreferenced(manager: u32) -> Vec<ResourceHandle> {
+    UNREFERENCED.with(|u| {
+        let mut u = u.borrow_mut();
+        if u.is_empty() {
+            return Vec::new();
+        }
+        let mine = u.iter().filter(|h| h.manager == manager).copied().collect();
+        u.retain(|h| h.manager != manager);
+        if u.is_empty() {
+            *u = Vec::new();
+        }
+        mine
+    })
 }
 
 /// Live tensor buffers (not tensor views: two tensors sharing one buffer count once) and their bytes.
@@ -89,6 +158,9 @@ impl Buffer {
         let bytes = data.byte_len();
         LIVE_TENSORS.with(|c| c.set(c.get() + 1));
         LIVE_TENSOR_BYTES.with(|c| c.set(c.get() + bytes));
+        if let Data::Resource(h) = data {
+            ref_resource(h);
+        }
         Buffer {
             data,
             packed: std::cell::OnceCell::new(),
@@ -102,6 +174,9 @@ impl Drop for Buffer {
         let bytes = self.data.byte_len();
         LIVE_TENSORS.with(|c| c.set(c.get() - 1));
         LIVE_TENSOR_BYTES.with(|c| c.set(c.get() - bytes));
+        if let Data::Resource(h) = self.data {
+            unref_resource(h);
+        }
     }
 }
 
@@ -399,6 +474,10 @@ impl Tensor {
                 // The Drop of `buffer` now subtracts an empty buffer; correct the live bytes for
                 // the data we took, which is counted again when it is wrapped anew.
                 LIVE_TENSOR_BYTES.with(|c| c.set(c.get() - data.byte_len()));
+                // Likewise its handle's reference, taken again when it is wrapped anew.
+                if let Data::Resource(h) = data {
+                    unref_resource(h);
+                }
                 Ok(data)
             }
             Err(buffer) => Err(Tensor {
