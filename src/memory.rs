@@ -3,6 +3,78 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+/// Memory held back for the small allocations that finish a call once memory is full: the call's
+/// own bookkeeping, its error and message. Rust aborts on a failed infallible allocation, which on
+/// wasm kills the instance; with the reserve, such an allocation is retried after giving the
+/// reserve back, and `ensure_headroom` refuses new work until the reserve can be taken again.
+pub const RESERVE_BYTES: usize = 256 << 10;
+
+const RESERVE_LAYOUT: Layout = match Layout::from_size_align(RESERVE_BYTES, 16) {
+    Ok(l) => l,
+    Err(_) => panic!("reserve layout"),
+};
+
+/// The reserve while held (not counted in the heap figures: it is not the program's memory).
+static RESERVE: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Gives the reserve back to the system allocator for an allocation of `size` bytes that failed;
+/// true if that may now succeed. Only small ones: a large request (a tensor buffer, asked for
+/// fallibly) must fail rather than take the room the rest of its call needs.
+fn spend_reserve(size: usize) -> bool {
+    if size > RESERVE_BYTES / 16 {
+        return false;
+    }
+    let p = RESERVE.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: `p` came from `System.alloc(RESERVE_LAYOUT)` in `ensure_headroom`, and the swap
+    // above took it out of `RESERVE`, so it is freed exactly once.
+    unsafe { System.dealloc(p, RESERVE_LAYOUT) };
+    true
+}
+
+/// Whether the reserve is held, taking it again if it was spent: false when memory is too full for
+/// a call to allocate safely. Entry points that allocate check this first.
+pub fn ensure_headroom() -> bool {
+    if !RESERVE.load(Ordering::Acquire).is_null() {
+        return true;
+    }
+    // SAFETY: a valid, non-zero-sized layout.
+    let p = unsafe { System.alloc(RESERVE_LAYOUT) };
+    if p.is_null() {
+        return false;
+    }
+    if RESERVE
+        .compare_exchange(std::ptr::null_mut(), p, Ordering::AcqRel, Ordering::Acquire)
+        .is_err()
+    {
+        // SAFETY: `p` was just allocated with this layout and is not stored anywhere.
+        unsafe { System.dealloc(p, RESERVE_LAYOUT) };
+    }
+    true
+}
+
+/// Whether `bytes` more could be allocated now (in one piece), with the reserve still held after:
+/// a trial allocation, given back at once.
+pub fn can_allocate(bytes: usize) -> bool {
+    if !ensure_headroom() {
+        return false;
+    }
+    let Ok(layout) = Layout::from_size_align(bytes.max(1), 16) else {
+        return false;
+    };
+    // SAFETY: a valid, non-zero-sized layout; the block is freed right away with it.
+    let p = unsafe { System.alloc(layout) };
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: as above.
+    unsafe { System.dealloc(p, layout) };
+    true
+}
 
 /// Counts live bytes, the high-water mark and allocation calls of the current thread. On wasm32 that
 /// is the whole instance; natively it keeps figures exact under a multi-threaded test runner (Rust
@@ -40,7 +112,11 @@ unsafe impl GlobalAlloc for CountingAllocator {
     #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: same contract as ours, forwarded unchanged.
-        let ptr = unsafe { System.alloc(layout) };
+        let mut ptr = unsafe { System.alloc(layout) };
+        if ptr.is_null() && spend_reserve(layout.size()) {
+            // SAFETY: as above.
+            ptr = unsafe { System.alloc(layout) };
+        }
         if !ptr.is_null() {
             record_alloc(layout.size());
         }
@@ -50,7 +126,11 @@ unsafe impl GlobalAlloc for CountingAllocator {
     #[inline(never)]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: same contract as ours, forwarded unchanged.
-        let ptr = unsafe { System.alloc_zeroed(layout) };
+        let mut ptr = unsafe { System.alloc_zeroed(layout) };
+        if ptr.is_null() && spend_reserve(layout.size()) {
+            // SAFETY: as above.
+            ptr = unsafe { System.alloc_zeroed(layout) };
+        }
         if !ptr.is_null() {
             record_alloc(layout.size());
         }
@@ -67,7 +147,11 @@ unsafe impl GlobalAlloc for CountingAllocator {
     #[inline(never)]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: `ptr`/`layout` came from this allocator; `new_size` is the caller's, unchanged.
-        let new_ptr = unsafe { System.realloc(ptr, layout, new_size) };
+        let mut new_ptr = unsafe { System.realloc(ptr, layout, new_size) };
+        if new_ptr.is_null() && spend_reserve(new_size) {
+            // SAFETY: as above (a failed realloc left `ptr` valid).
+            new_ptr = unsafe { System.realloc(ptr, layout, new_size) };
+        }
         if !new_ptr.is_null() {
             record_dealloc(layout.size());
             record_alloc(new_size);

@@ -3,7 +3,7 @@
 //! non-empty.
 
 use super::attrs;
-use super::errors::{js, not_an_object, JsResult};
+use super::errors::{headroom, js, not_an_object, JsResult};
 use super::memory::{cache_stats, memory_report};
 use super::state::{emit, gather, CtxState, WasmContext};
 use super::tensor::{compact_table, tensor_from_js, with_table};
@@ -69,6 +69,7 @@ impl WasmContext {
     /// `options`: `{ cache: { maxEntries, maxBytes, exclude }, resourceNames }`, all optional.
     #[wasm_bindgen(constructor)]
     pub fn new(options: &JsValue) -> JsResult<WasmContext> {
+        headroom().map_err(js)?;
         let options = parse_options(options).map_err(js)?;
         let id = NEXT_CONTEXT.with(|c| {
             let id = c.get();
@@ -105,6 +106,7 @@ impl WasmContext {
     /// A tensor from a typed array and the `rank` dims in io; returns its handle.
     pub fn tensor(&self, values: &JsValue, rank: u32) -> JsResult<f64> {
         self.state.with(|_| Ok(())).map_err(js)?;
+        headroom().map_err(js)?;
         let t = tensor_from_js(values, rank).map_err(js)?;
         with_table(|tb| tb.insert(self.state.id, t)).map_err(js)
     }
@@ -192,6 +194,7 @@ impl WasmContext {
 impl WasmContext {
     fn run(&self, op: u32, n_inputs: u32, attrs: Option<&JsValue>) -> JsResult<u32> {
         let def = op_def(op).map_err(js)?;
+        headroom().map_err(js)?;
         let id = self.state.id;
         let mut inputs = INPUTS.with(|i| std::mem::take(&mut *i.borrow_mut()));
         let result = (|| {

@@ -23,6 +23,18 @@ pub fn js(status: Status) -> JsValue {
     to_js(status)
 }
 
+/// Refuses a call that allocates when memory is too full for it to finish safely (see
+/// `memory::ensure_headroom`): ResourceExhausted instead of an abort midway.
+pub fn headroom() -> crate::status::Result<()> {
+    if crate::memory::ensure_headroom() {
+        Ok(())
+    } else {
+        Err(crate::status::resource_exhausted(
+            "out of memory: the wasm memory is full; dispose tensors or models to free some",
+        ))
+    }
+}
+
 pub fn disposed_context() -> Status {
     failed_precondition("this EagerContext has been disposed; create a new one")
 }

@@ -1,13 +1,13 @@
 //! `WasmModel`: a loaded TF.js graph model, tied to the context that loaded it (which disposes it
 //! when it is itself disposed).
 
-use super::errors::{disposed_model, js, JsResult};
+use super::errors::{disposed_model, headroom, js, JsResult};
 use super::state::{emit, gather, AnyModel, CtxState, ModelCell, WasmContext};
 #[cfg(feature = "layers")]
 use crate::model::layers::LayersModel;
 use crate::model::weights::WeightSource;
 use crate::model::{GraphModel, TensorInfo};
-use crate::status::{invalid_argument, Result};
+use crate::status::{invalid_argument, resource_exhausted, Result};
 use crate::tensor::Tensor;
 use js_sys::{Array, Uint8Array};
 use std::cell::RefCell;
@@ -35,11 +35,18 @@ thread_local! {
 /// A zeroed buffer of `len` bytes for the next `loadModelStaged`; returns its address (valid until
 /// the next call into wasm that may allocate).
 #[wasm_bindgen(js_name = stageJson)]
-pub fn stage_json(len: u32) -> u32 {
+pub fn stage_json(len: u32) -> JsResult<u32> {
+    headroom().map_err(js)?;
     STAGED.with(|b| {
         let mut b = b.borrow_mut();
-        *b = vec![0; len as usize];
-        b.as_ptr() as usize as u32
+        *b = Vec::new();
+        b.try_reserve_exact(len as usize).map_err(|_| {
+            js(resource_exhausted(format!(
+                "out of memory for a model.json of {len} bytes"
+            )))
+        })?;
+        b.resize(len as usize, 0);
+        Ok(b.as_ptr() as usize as u32)
     })
 }
 
@@ -54,6 +61,7 @@ pub(crate) fn take_staged(len: u32) -> Vec<u8> {
 /// Shard paths of a `model.json` (UTF-8 bytes, graph or layers format), in manifest order.
 #[wasm_bindgen(js_name = weightPaths)]
 pub fn weight_paths(model_json: &[u8]) -> JsResult<Array> {
+    headroom().map_err(js)?;
     let text = utf8(model_json);
     let paths = GraphModel::weight_paths(&text);
     #[cfg(feature = "layers")]
@@ -88,6 +96,18 @@ pub(crate) fn load(
     progress: &JsValue,
     layers: bool,
 ) -> Result<WasmModel> {
+    // Parsing takes a few times the text's size, and the weights are copied in: refused up front
+    // when that much cannot be had, rather than failing an allocation midway (an abort).
+    let need = model_json
+        .len()
+        .saturating_mul(4)
+        .saturating_add(weights.length() as usize);
+    if !crate::memory::can_allocate(need) {
+        return Err(resource_exhausted(format!(
+            "out of memory: loading this model needs about {need} bytes of wasm memory; dispose \
+             tensors or models to free some"
+        )));
+    }
     let source = JsWeights(weights);
     let callback = progress.dyn_ref::<js_sys::Function>();
     let mut last_pct = u32::MAX;
@@ -259,6 +279,7 @@ impl WasmModel {
     }
 
     fn run(&self, names: &Array, outputs: Option<&[String]>) -> JsResult<u32> {
+        headroom().map_err(js)?;
         let id = self.state.id;
         let run = || -> Result<Vec<Tensor>> {
             let m = self.model.borrow();
@@ -288,6 +309,7 @@ impl WasmModel {
             outputs: &'a [crate::model::profile::OutputProfile],
             cache: Option<&'a str>,
         }
+        headroom().map_err(js)?;
         let id = self.state.id;
         let run = || -> Result<Array> {
             let m = self.model.borrow();

@@ -15,11 +15,21 @@ use base64::Engine;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
+/// Starts the message of a serde error that stands for ResourceExhausted (a tensor value too large
+/// to allocate), so that `from_text` reports that code rather than a malformed value.
+const EXHAUSTED: &str = "ResourceExhausted: ";
+
 /// Parses one attr value from its JSON text.
 pub fn from_text(text: &str) -> Result<AttrValue> {
     serde_json::from_str::<AttrText>(text)
         .map(|a| a.0)
-        .map_err(|e| invalid_argument(format!("invalid attr value: {e}")))
+        .map_err(|e| {
+            let m = e.to_string();
+            match m.strip_prefix(EXHAUSTED) {
+                Some(rest) => crate::status::resource_exhausted(rest.to_string()),
+                None => invalid_argument(format!("invalid attr value: {m}")),
+            }
+        })
 }
 
 /// A shape (`{"dim": [...]}` or `{"unknownRank": true}`) from its JSON text.
@@ -468,9 +478,13 @@ object!(
             _ => skip(&mut m)?,
         }
     },
-    |st| tensor_from_proto(st)
-        .map(TensorText)
-        .map_err(crate::status::Status::into_message)
+    |st| tensor_from_proto(st).map(TensorText).map_err(|e| {
+        if e.code == crate::status::Code::ResourceExhausted {
+            format!("{EXHAUSTED}{}", e.into_message())
+        } else {
+            e.into_message()
+        }
+    })
 );
 
 fn tensor_from_proto(st: TensorState) -> Result<Tensor> {
