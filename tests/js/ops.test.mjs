@@ -57,8 +57,8 @@ test('ops helpers: bad arguments are InvalidArgument, and nothing is left behind
   throwsCode(() => x.reshape([4, 4]), 'InvalidArgument');
   throwsCode(() => x.reshape([1.5, 4]), 'InvalidArgument', /int32/);
   throwsCode(() => x.sum('a'), 'InvalidArgument');
-  throwsCode(() => x.argMax([0, 1]), 'InvalidArgument', /one integer/);
-  throwsCode(() => x.softmax(0), 'InvalidArgument', /last axis/);
+  throwsCode(() => x.argMax([0, 1]), 'InvalidArgument', /argMax: axis must be an integer/);
+  throwsCode(() => x.softmax(0), 'InvalidArgument', /non-last dimension/);
   throwsCode(() => x.add('a'), 'InvalidArgument');
   // (xi.add(1.5) widens to float32 as TF.js does: see the widening test below.)
   throwsCode(() => xi.add([[1], [2, 3]]), 'InvalidArgument');
@@ -77,10 +77,13 @@ test('ops helpers: bad arguments are InvalidArgument, and nothing is left behind
 });
 
 test('chainable methods exist for the helpers that take a tensor first, and not over Tensor members', () => {
-  for (const m of ['add', 'reshape', 'expandDims', 'squeeze', 'slice', 'sum', 'mean', 'argMax', 'relu', 'resizeBilinear', 'matMul', 'concat', 'stack', 'unstack', 'clone', 'topk']) {
+  for (const m of ['add', 'reshape', 'expandDims', 'squeeze', 'slice', 'sum', 'mean', 'argMax', 'relu', 'resizeBilinear', 'matMul', 'concat', 'stack', 'unstack', 'clone', 'topk', 'where', 'flatten', 'asType', 'toFloat', 'as2D']) {
     assert.equal(typeof Tensor.prototype[m], 'function', m);
   }
-  for (const m of ['zeros', 'range', 'where', 'image', 'addN']) assert.equal(Tensor.prototype[m], undefined, m);
+  // TF.js has no such methods (x.where(cond, y) is TF.js's where(cond, x, y)).
+  for (const m of ['zeros', 'range', 'image', 'addN', 'tensor', 'scalar', 'linspace', 'moments', 'gatherND']) {
+    assert.equal(Tensor.prototype[m], undefined, m);
+  }
   const ctx = new EagerContext();
   const t = ctx.tensor([1, 2]);
   assert.equal(t.size, 2);
@@ -89,7 +92,7 @@ test('chainable methods exist for the helpers that take a tensor first, and not 
   ctx.dispose();
 });
 
-test('binary helpers widen mixed operands as TF.js upcasts; a JS value keeps the tensor dtype when it fits', () => {
+test('binary helpers widen mixed operands as TF.js upcasts; a JS number is float32, as in TF.js', () => {
   const ctx = new EagerContext();
   const i = ctx.tensor(new Int32Array([1, 2, 3]));
   const f = ctx.tensor(new Float32Array([0.5, 0.5, 0.5]));
@@ -100,8 +103,14 @@ test('binary helpers widen mixed operands as TF.js upcasts; a JS value keeps the
     assert.deepEqual(Array.from(t.dataSync(), Number), values);
     t.dispose();
   };
-  check(i.add(1), 'int32', [2, 3, 4]);
+  check(i.add(1), 'float32', [2, 3, 4]);
+  check(i.add(new Int32Array([1])), 'int32', [2, 3, 4]);
   check(i.add(1.5), 'float32', [2.5, 3.5, 4.5]);
+  check(i.div(2), 'float32', [0.5, 1, 1.5]);
+  const two = ctx.tensor(new Int32Array([2]));
+  check(i.div(two), 'int32', [0, 1, 1]);
+  two.dispose();
+  check(i.mean(), 'float32', [2]);
   check(i.add(2 ** 40), 'float32', [2 ** 40 + 1, 2 ** 40 + 2, 2 ** 40 + 3].map(Math.fround));
   check(i.mul(f), 'float32', [0.5, 1, 1.5]);
   check(f.sub(i), 'float32', [-0.5, -1.5, -2.5]);
