@@ -4,23 +4,50 @@
 // Node, by URL in browsers), predict and compare with TF's outputs, and fromPixels; then the same in
 // headless Chromium, each on the page and in a module worker: the installed package served as plain
 // ESM, an app on Vite's dev server, and the same app built by Vite (which must emit the .wasm as an
-// asset from the package's `new URL(..., import.meta.url)`). Last, a strict TypeScript project made
-// of the README's npm examples, verbatim, and tests/types/dtypes.ts must compile against the
-// package's types (`tsc --strict --noEmit`, no casts): tsc from node_modules/.bin or $TSC (failing,
+// asset from the package's `new URL(..., import.meta.url)`). Then the README's examples, verbatim
+// (each fenced block after an `<!-- example: NAME -->` marker): the Node one under node against a
+// test model, the page and the module worker as a Vite app with the README's vite.config.js, on
+// Vite's dev server and built, in headless Chromium; each must print top classes of the right shape.
+// Last, those examples and tests/types/dtypes.ts must type-check strictly against the package's
+// types (`tsc --strict --checkJs --noEmit`, no casts): tsc from node_modules/.bin or $TSC (failing,
 // loudly, when there is none).
-// Needs a built dist/ (`npm run build`).
+// Needs a built dist/ (`npm run build`) and Chromium.
 
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
 import { launchChromium, runPage } from './lib/browser.mjs';
 import { startServer } from './lib/server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(join(tmpdir(), 'eager-wasm-pack-'));
 const sh = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+
+// The model the README's examples run: MobileNet-style, [-1, 32, 32, 3] -> 10 class scores.
+const EXAMPLE_MODEL = join(root, 'tests/fixtures/models/mobilenet');
+const EXAMPLE_CLASSES = 10;
+
+// Not part of the README: starts the README's worker as its text says, posts frames at once (while
+// the worker still loads its model: none may be lost) and collects the replies.
+const FRAMES = 3;
+const harness = `const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+const replies = [];
+worker.onerror = (e) => { window.__error = 'worker: ' + (e.message || 'failed to load'); };
+worker.onmessage = (e) => {
+  replies.push(e.data);
+  if (replies.length === ${FRAMES}) window.__result = replies;
+};
+const image = new Image();
+image.src = '/photo.png';
+await image.decode();
+for (let i = 0; i < ${FRAMES}; i++) {
+  const frame = await createImageBitmap(image);
+  worker.postMessage(frame, [frame]);
+}
+`;
 
 // What every runtime executes (MODEL: the mlp fixture's model.json; ref: its reference.json).
 const program = `
@@ -158,6 +185,7 @@ console.log(JSON.stringify(result));
         if (!x.ok || x.build !== 'relaxed-simd') failed = true;
       }
     }
+    if (!(await readmeExamples(app, browser))) failed = true;
   } finally {
     await browser.close();
     await server.close();
@@ -175,9 +203,181 @@ console.log(JSON.stringify(result));
 console.log(failed ? 'package test FAILED' : 'package test passed');
 process.exit(failed ? 1 : 0);
 
+/** The README's examples: each fenced js block right after an `<!-- example: NAME -->` line, by NAME. */
+function readmeBlocks() {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const blocks = new Map();
+  for (const m of readme.matchAll(/^<!-- example: ([\w.-]+) -->\n```js\n([\s\S]*?)^```$/gm)) {
+    if (blocks.has(m[1])) throw new Error(`README.md: two blocks marked <!-- example: ${m[1]} -->`);
+    blocks.set(m[1], m[2]);
+  }
+  for (const name of ['page', 'worker', 'vite.config', 'node']) {
+    if (!blocks.has(name)) throw new Error(`README.md: no js block marked <!-- example: ${name} -->`);
+  }
+  return blocks;
+}
+
+/** What is wrong with a top-k result (class indices, their probabilities), or null. */
+function topkProblem(classes, scores, k) {
+  const isList = (a) => Array.isArray(a) && a.length === k && a.every((v) => typeof v === 'number');
+  if (!isList(classes) || !isList(scores)) return `expected ${k} classes and ${k} probabilities, got ${JSON.stringify({ classes, scores })}`;
+  if (!classes.every((c) => Number.isInteger(c) && c >= 0 && c < EXAMPLE_CLASSES) || new Set(classes).size !== k) {
+    return `classes must be ${k} distinct indices in [0, ${EXAMPLE_CLASSES}): ${JSON.stringify(classes)}`;
+  }
+  if (!scores.every((p, i) => p >= 0 && p <= 1 && (i === 0 || p <= scores[i - 1]))) {
+    return `probabilities must be in [0, 1], in descending order: ${JSON.stringify(scores)}`;
+  }
+  if (scores.reduce((a, b) => a + b, 0) > 1 + 1e-5) return `probabilities sum above 1: ${JSON.stringify(scores)}`;
+  return null;
+}
+
+/** A PNG of an opaque w x h colour gradient (what the page example classifies). */
+function gradientPng(w, h) {
+  const raw = Buffer.alloc(h * (1 + w * 4));
+  for (let y = 0; y < h; y++) {
+    raw[y * (1 + w * 4)] = 0; // filter: none
+    for (let x = 0; x < w; x++) {
+      const o = y * (1 + w * 4) + 1 + x * 4;
+      raw[o] = Math.round((255 * x) / (w - 1));
+      raw[o + 1] = Math.round((255 * y) / (h - 1));
+      raw[o + 2] = (x * 37 + y * 11) % 256;
+      raw[o + 3] = 255;
+    }
+  }
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([len, body, sum]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8); // 8-bit RGBA, no interlace
+  const signature = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
 /**
- * The README's npm examples (every js block of its "Use it from npm" section), verbatim, as a
- * strict TypeScript project against the installed package: true when tsc passes.
+ * Opens `url`: resolves the page example's console line ('top classes', [...], 'probabilities',
+ * [...]) and the harness's worker replies; rejects on a page error or after 90 s.
+ */
+async function runReadmePage(context, url, label) {
+  const page = await context.newPage();
+  try {
+    let logged = null;
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.text().startsWith('top classes')) logged = Promise.all(m.args().map((a) => a.jsonValue()));
+      else console.log(`[${label}]`, m.text());
+    });
+    await page.goto(url);
+    const deadline = Date.now() + 90000;
+    for (;;) {
+      const state = await page.evaluate(() => ({ result: window.__result, error: window.__error }));
+      if (errors.length > 0 || state.error !== undefined) throw new Error(`${[...errors, state.error ?? ''].join('; ')}`);
+      if (state.result !== undefined && logged !== null) return { pageLine: await logged, replies: state.result };
+      if (Date.now() > deadline) throw new Error(`timed out (page example logged: ${logged !== null}, worker replies: ${state.result !== undefined})`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    await page.close();
+  }
+}
+
+/** The README's examples, verbatim: Node, then the page and worker under Vite (dev and build). True if all pass. */
+async function readmeExamples(app, browser) {
+  let ok = true;
+  const blocks = readmeBlocks();
+
+  // Node: the example in a folder of its own with the model at ./model/.
+  const nodeDir = join(app, 'readme-node');
+  cpSync(EXAMPLE_MODEL, join(nodeDir, 'model'), { recursive: true });
+  writeFileSync(join(nodeDir, 'example.mjs'), blocks.get('node'));
+  try {
+    const out = sh('node', ['example.mjs'], nodeDir);
+    const top = out.match(/^class (\d+), probability (\d+\.\d{3})$/m);
+    const problem = !top
+      ? 'no "class N, probability P" line'
+      : topkProblem([Number(top[1])], [Number(top[2])], 1) ?? (/^live tensors: 0$/m.test(out) ? null : 'no "live tensors: 0" line');
+    console.log(`README Node example: ${out.trim().split('\n').join(' | ')} ${problem ? `WRONG: ${problem}` : 'ok'}`);
+    if (problem) ok = false;
+  } catch (e) {
+    console.log(`README Node example FAILED: ${e.message}`);
+    ok = false;
+  }
+
+  // Vite: the page example as the app's entry, the worker example, the README's vite.config.js;
+  // the model and an image in public/. The config imports vite: link the repository's.
+  const dir = join(app, 'readme-vite');
+  mkdirSync(join(dir, 'public'), { recursive: true });
+  cpSync(EXAMPLE_MODEL, join(dir, 'public/model'), { recursive: true });
+  writeFileSync(join(dir, 'public/photo.png'), gradientPng(40, 30));
+  writeFileSync(join(dir, 'page.js'), blocks.get('page'));
+  writeFileSync(join(dir, 'worker.js'), blocks.get('worker'));
+  writeFileSync(join(dir, 'vite.config.js'), blocks.get('vite.config'));
+  writeFileSync(join(dir, 'harness.js'), harness);
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><script type="module" src="./page.js"></script><script type="module" src="./harness.js"></script>',
+  );
+  if (!existsSync(join(app, 'node_modules/vite'))) symlinkSync(join(root, 'node_modules/vite'), join(app, 'node_modules/vite'), 'dir');
+
+  const servers = [];
+  try {
+    sh(join(root, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn', '--outDir', 'dist'], dir);
+    const built = await startServer(join(dir, 'dist'));
+    servers.push(() => built.close());
+    const { createServer } = await import('vite');
+    const dev = await createServer({ root: dir, configFile: join(dir, 'vite.config.js'), logLevel: 'warn', server: { host: '127.0.0.1', port: 0 } });
+    await dev.listen();
+    servers.push(() => dev.close());
+    for (const [label, url] of [
+      ['README page + worker, Vite dev server', `${dev.resolvedUrls.local[0]}index.html`],
+      ['README page + worker, Vite build', `${built.origin}/index.html`],
+    ]) {
+      try {
+        const { pageLine, replies } = await runReadmePage(browser.context, url, label);
+        const [t1, classes, t2, scores] = pageLine;
+        let problem = t1 === 'top classes' && t2 === 'probabilities' ? topkProblem(classes, scores, 3) : `unexpected line ${JSON.stringify(pageLine)}`;
+        for (const r of replies) problem ??= topkProblem(r?.classes, r?.scores, 3);
+        // The worker saw the same picture (an ImageBitmap of the page's image): the same answer.
+        for (const r of problem ? [] : replies) {
+          const same = r.classes.every((c, i) => c === classes[i]) && r.scores.every((p, i) => Math.abs(p - scores[i]) <= 1e-5);
+          if (!same) problem ??= `the worker's answer ${JSON.stringify(r)} differs from the page's ${JSON.stringify({ classes, scores })}`;
+        }
+        console.log(`${label}: page top classes [${classes}] (${scores.map((p) => p.toFixed(3))}), worker answered ${replies.length}/${FRAMES} frames ${problem ? `WRONG: ${problem}` : 'ok'}`);
+        if (problem) ok = false;
+      } catch (e) {
+        console.log(`${label} FAILED: ${e.message}`);
+        ok = false;
+      }
+    }
+  } catch (e) {
+    console.log(`README Vite app FAILED: ${e.stack ?? e}`);
+    ok = false;
+  } finally {
+    for (const close of servers) await close();
+  }
+  return ok;
+}
+
+/**
+ * The README's examples (page, worker, Node), verbatim, with tests/types/dtypes.ts as a strict
+ * TypeScript project (JS checked too) against the installed package: true when tsc passes.
  */
 function typecheck(app) {
   const tsc = process.env.TSC ?? join(root, 'node_modules/.bin/tsc');
@@ -185,24 +385,27 @@ function typecheck(app) {
     console.log(`FAILED: the strict TypeScript check: no tsc at ${tsc} (the typescript devDependency: run npm ci)`);
     return false;
   }
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.split('\n## Use it from npm\n')[1]?.split('\n## ')[0] ?? '';
-  const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
-  if (blocks.length === 0) {
-    console.log('FAIL: no js examples found in the README section "Use it from npm"');
+  let blocks;
+  try {
+    blocks = readmeBlocks();
+  } catch (e) {
+    console.log(`FAIL: ${e.message}`);
     return false;
   }
+  const examples = ['page', 'worker', 'node'];
   const dir = join(app, 'ts');
   mkdirSync(dir);
-  const files = blocks.map((code, i) => {
-    writeFileSync(join(dir, `readme-${i + 1}.ts`), code);
-    return `readme-${i + 1}.ts`;
+  const files = examples.map((name) => {
+    writeFileSync(join(dir, `readme-${name}.js`), blocks.get(name));
+    return `readme-${name}.js`;
   });
   // And the dtype typing, with the mistakes it must refuse.
   cpSync(join(root, 'tests/types/dtypes.ts'), join(dir, 'dtypes.ts'));
   files.push('dtypes.ts');
   const compilerOptions = {
     strict: true,
+    allowJs: true,
+    checkJs: true,
     noEmit: true,
     target: 'es2022',
     module: 'es2022',
@@ -212,16 +415,17 @@ function typecheck(app) {
     typeRoots: [join(root, 'node_modules/@types')],
   };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
-  if (/\bas\s+(unknown|any|[A-Z])|<any>|!\./.test(blocks.join('\n'))) {
+  const code = examples.map((name) => blocks.get(name)).join('\n');
+  if (/\bas\s+(unknown|any|[A-Z])|<any>|!\.|@type\s*\{[^}]*\}\s*\*\/\s*\(/.test(code)) {
     console.log('FAIL: the README examples use a cast or non-null assertion');
     return false;
   }
   try {
     execFileSync(tsc, ['-p', dir], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-    console.log(`TypeScript (tsc --strict --noEmit): the README's ${blocks.length} npm examples and tests/types/dtypes.ts compile with no cast`);
+    console.log(`TypeScript (tsc --strict --checkJs --noEmit): the README's ${examples.length} examples and tests/types/dtypes.ts compile with no cast`);
     return true;
   } catch (e) {
-    console.log(`FAIL: the README's npm examples do not compile strictly:\n${e.stdout}${e.stderr}`);
+    console.log(`FAIL: the README's examples do not type-check strictly:\n${e.stdout}${e.stderr}`);
     return false;
   }
 }
