@@ -3,7 +3,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use eager_wasm::model::GraphModel;
-use eager_wasm::{Code, EagerContext};
+use eager_wasm::{Code, ContextOptions, EagerContext, Tensor};
 
 /// A node of model.json; `attr` is the attr object's inner text.
 fn node(name: &str, op: &str, inputs: &[&str], attr: &str) -> String {
@@ -38,6 +38,59 @@ fn model(nodes: &[String], inputs: &[&str], outputs: &[&str]) -> String {
 
 fn load(ctx: &mut EagerContext, json: &str) -> eager_wasm::Result<GraphModel> {
     GraphModel::load(ctx, json, &[][..], &mut |_, _| {})
+}
+
+/// A loop counting `i` from 0 while `i < n` (frame `bG9vcA==`, "loop"); `extra` adds nodes in the
+/// body, which may read `loop/Identity` (this iteration's `i`).
+fn counting_loop(extra: Vec<String>) -> Vec<String> {
+    let frame = "bG9vcA==";
+    let mut nodes = vec![
+        node(
+            "n",
+            "Placeholder",
+            &[],
+            r#""dtype":{"type":"DT_FLOAT"},"shape":{"shape":{}}"#,
+        ),
+        const_f32("zero", 0.0, &[]),
+        const_f32("one", 1.0, &[]),
+        node("loop/Enter", "Enter", &["zero"], &enter_attrs(frame, false)),
+        node("loop/n", "Enter", &["n"], &enter_attrs(frame, true)),
+        node("loop/one", "Enter", &["one"], &enter_attrs(frame, true)),
+        node(
+            "loop/Merge",
+            "Merge",
+            &["loop/Enter", "loop/Next"],
+            &format!(r#"{T},"N":{{"i":"2"}}"#),
+        ),
+        node("loop/Less", "Less", &["loop/Merge", "loop/n"], T),
+        node("loop/Cond", "LoopCond", &["loop/Less"], ""),
+        node("loop/Switch", "Switch", &["loop/Merge", "loop/Cond"], T),
+        node("loop/Identity", "Identity", &["loop/Switch:1"], T),
+        node("loop/Add", "AddV2", &["loop/Identity", "loop/one"], T),
+        node("loop/Next", "NextIteration", &["loop/Add"], T),
+        node("loop/Exit", "Exit", &["loop/Switch"], T),
+        node("y", "Identity", &["loop/Exit"], T),
+    ];
+    nodes.extend(extra);
+    nodes
+}
+
+fn heap_growth(f: impl FnOnce()) -> usize {
+    let before = eager_wasm::memory::heap_bytes();
+    eager_wasm::memory::reset_heap_peak();
+    f();
+    eager_wasm::memory::heap_peak_bytes().saturating_sub(before)
+}
+
+fn const_f32(name: &str, v: f32, inputs: &[&str]) -> String {
+    node(
+        name,
+        "Const",
+        inputs,
+        &format!(
+            r#""dtype":{{"type":"DT_FLOAT"}},"value":{{"tensor":{{"dtype":"DT_FLOAT","tensorShape":{{}},"floatVal":[{v}]}}}}"#
+        ),
+    )
 }
 
 fn b64(s: &str) -> String {
@@ -417,4 +470,154 @@ fn function_libraries_are_bounded_by_expanded_bytes() {
     let peak = eager_wasm::memory::heap_peak_bytes() - before;
     assert!(peak < 600 << 20, "peak {} MiB", peak >> 20);
     assert_eq!(eager_wasm::memory::heap_bytes(), before);
+}
+
+/// The counting loop plus an accumulator that adds a 10,000-input AddN over a non-constant Enter
+/// (visible in iteration 0 only, as in TF) and the counter: from iteration 1 on the AddN gets its
+/// counter input but never the others. `late`: one more Enter of the frame that arrives only after the
+/// loop ends (so no iteration can retire before).
+fn stalled_addn_loop(late: bool) -> String {
+    let frame = "bG9vcA==";
+    let mut sum_inputs = vec!["loop/e"; 9_999];
+    sum_inputs.push("loop/Identity");
+    let mut extra = vec![
+        node("loop/e", "Enter", &["one"], &enter_attrs(frame, false)),
+        node(
+            "loop/acc_enter",
+            "Enter",
+            &["zero"],
+            &enter_attrs(frame, false),
+        ),
+        node(
+            "loop/acc_merge",
+            "Merge",
+            &["loop/acc_enter", "loop/acc_next"],
+            &format!(r#"{T},"N":{{"i":"2"}}"#),
+        ),
+        node(
+            "loop/acc_switch",
+            "Switch",
+            &["loop/acc_merge", "loop/Cond"],
+            T,
+        ),
+        node("loop/acc_id", "Identity", &["loop/acc_switch:1"], T),
+        node(
+            "loop/sum",
+            "AddN",
+            &sum_inputs,
+            &format!(r#"{T},"N":{{"i":"10000"}}"#),
+        ),
+        node("loop/acc_add", "AddV2", &["loop/acc_id", "loop/sum"], T),
+        node("loop/acc_next", "NextIteration", &["loop/acc_add"], T),
+        node("loop/acc_exit", "Exit", &["loop/acc_switch"], T),
+        node("acc", "Identity", &["loop/acc_exit"], T),
+    ];
+    if late {
+        extra.push(node("after", "AddV2", &["zero", "loop/Exit"], T));
+        extra.push(node(
+            "loop/late",
+            "Enter",
+            &["after"],
+            &enter_attrs(frame, true),
+        ));
+        // Read in the body, so it is needed.
+        extra.push(node(
+            "loop/use_late",
+            "AddV2",
+            &["loop/acc_id", "loop/late"],
+            T,
+        ));
+        extra.push(node("late_exit", "Exit", &["loop/use_late"], T));
+        extra.push(node("late_out", "Identity", &["late_exit"], T));
+    }
+    let outputs: &[&str] = if late {
+        &["y", "acc", "late_out"]
+    } else {
+        &["y", "acc"]
+    };
+    model(&counting_loop(extra), &["n"], outputs)
+}
+
+/// A node in a loop body that never gets all its inputs after iteration 0 does not keep its
+/// partial inputs for every iteration: iterations retire as in TF's executor, so 2,000 iterations
+/// with a 10,000-input AddN stay within a few MB (they took over 1 GB), and the run ends with the
+/// accumulator dead (a FailedPrecondition naming it), the counter having run to the end.
+#[test]
+fn a_node_stalled_in_every_iteration_keeps_nothing_per_iteration() {
+    let json = stalled_addn_loop(false);
+    let mut ctx = EagerContext::default();
+    let mut m = load(&mut ctx, &json).unwrap();
+    let mut result = None;
+    let start = std::time::Instant::now();
+    let grew = heap_growth(|| {
+        result = Some(m.predict(&mut ctx, vec![("n".into(), Tensor::scalar(2_000f32))]));
+    });
+    let err = result.unwrap().unwrap_err();
+    assert_eq!(err.code, Code::FailedPrecondition, "{err}");
+    assert!(err.message.contains("node 'acc' is dead"), "{err}");
+    assert!(grew < 32 << 20, "run grew the heap by {} MiB", grew >> 20);
+    assert!(
+        start.elapsed().as_secs_f64() < 20.0,
+        "{:?}",
+        start.elapsed()
+    );
+    // The counter alone, fetched by name: it ran all 2,000 iterations.
+    let out = m
+        .execute(
+            &mut ctx,
+            vec![("n".into(), Tensor::scalar(2_000f32))],
+            &["y".to_string()],
+        )
+        .unwrap();
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), &[2_000.0]);
+    m.dispose(&mut ctx);
+}
+
+/// When iterations can't retire (an Enter of the loop arrives only after it ends), what nodes
+/// wait for is bounded: ResourceExhausted, not memory until the instance traps.
+#[test]
+fn loop_bookkeeping_that_cannot_retire_is_bounded() {
+    let json = stalled_addn_loop(true);
+    let mut ctx = EagerContext::default();
+    let mut m = load(&mut ctx, &json).unwrap();
+    let start = std::time::Instant::now();
+    let err = m
+        .predict(&mut ctx, vec![("n".into(), Tensor::scalar(1e6f32))])
+        .unwrap_err();
+    assert_eq!(err.code, Code::ResourceExhausted, "{err}");
+    assert!(err.message.contains("input slots"), "{err}");
+    assert!(
+        start.elapsed().as_secs_f64() < 20.0,
+        "{:?}",
+        start.elapsed()
+    );
+    m.dispose(&mut ctx);
+}
+
+/// An endless loop keeps nothing per iteration: the run's peak heap is the same for 20k and 80k
+/// iterations (each iteration left ~70 bytes until the run ended, so 1e8 iterations trapped
+/// instead of reaching the maxLoopIterations error).
+#[test]
+fn an_endless_loop_keeps_nothing_per_iteration() {
+    let mut peaks = Vec::new();
+    for limit in [20_000, 80_000] {
+        let mut ctx = EagerContext::new(ContextOptions {
+            max_loop_iterations: limit,
+            ..Default::default()
+        });
+        // `n` is never reached.
+        let mut m = load(&mut ctx, &model(&counting_loop(Vec::new()), &["n"], &["y"])).unwrap();
+        let mut result = None;
+        peaks.push(heap_growth(|| {
+            result = Some(m.predict(&mut ctx, vec![("n".into(), Tensor::scalar(f32::INFINITY))]));
+        }));
+        let err = result.unwrap().unwrap_err();
+        assert_eq!(err.code, Code::ResourceExhausted, "{err}");
+        assert!(err.message.contains("maxLoopIterations"), "{err}");
+        m.dispose(&mut ctx);
+    }
+    assert!(
+        peaks[1] < peaks[0] + (64 << 10),
+        "peak heap {peaks:?} grows with the iterations"
+    );
 }

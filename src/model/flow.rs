@@ -12,7 +12,7 @@ use crate::eager::EagerContext;
 use crate::hash::FastBuild;
 use crate::status::{failed_precondition, internal, invalid_argument, resource_exhausted, Result};
 use crate::tensor::{DType, Tensor};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 
 /// A control-flow node: run by the executor itself, no kernel.
@@ -81,6 +81,8 @@ pub(crate) struct Flow {
     n_back: Vec<u32>,
     /// Frame names, for Enter nodes and messages.
     pub frames: Vec<String>,
+    /// Enter nodes of each frame: a loop instance has all its inputs once that many arrived.
+    enters: Vec<u32>,
 }
 
 impl Flow {
@@ -124,12 +126,21 @@ impl Flow {
             outs.extend(v);
             out_ranges.push(start..outs.len());
         }
+        let mut enters = vec![0u32; frames.len()];
+        for op in flow.iter().flatten() {
+            if let FlowOp::Enter { frame, .. } = op {
+                if let Some(n) = enters.get_mut(*frame as usize) {
+                    *n += 1;
+                }
+            }
+        }
         Flow {
             outs,
             out_ranges,
             n_control: control.iter().map(|c| c.len() as u32).collect(),
             n_back,
             frames,
+            enters,
         }
     }
 }
@@ -146,6 +157,15 @@ const ROOT: Tag = Tag {
     iter: 0,
 };
 
+/// Bookkeeping of one iteration that has not retired yet.
+#[derive(Clone, Copy, Default)]
+struct IterState {
+    /// Ready nodes at this iteration not yet run, plus loops entered from it not yet finished.
+    outstanding: u32,
+    /// Nodes at this iteration that have some inputs but not all (entries of `Run::waiting`).
+    waiting: u32,
+}
+
 /// One execution of a loop (a frame entered from one iteration of its parent).
 struct Instance {
     parent: Tag,
@@ -153,12 +173,54 @@ struct Instance {
     depth: u32,
     /// Highest iteration started.
     iterations: u32,
+    /// Iterations `first_live..=iterations`, oldest first. As in TF's executor, an iteration
+    /// retires once nothing runs in it and the one before it retired (iteration 0: once every
+    /// Enter arrived); a node there still missing inputs never gets them, so its partial inputs
+    /// are dropped then, not kept until the run ends.
+    first_live: u32,
+    iters: VecDeque<IterState>,
+    /// Enter nodes of the frame that have not arrived yet.
+    enters_left: u32,
     /// Loop invariants (constant Enters) that arrived, replayed into each new iteration.
     constants: Vec<(u32, Option<Tensor>)>,
-    /// Exit nodes that produced a live value; dead ones waiting for the frame to finish.
+    /// Exit nodes that produced a live value; dead ones waiting for the frame to finish (both
+    /// sorted).
     live_exits: Vec<u32>,
     dead_exits: Vec<u32>,
 }
+
+impl Instance {
+    fn new(parent: Tag, frame: u32, depth: u32, enters_left: u32) -> Instance {
+        Instance {
+            parent,
+            frame,
+            depth,
+            iterations: 0,
+            first_live: 0,
+            iters: VecDeque::from([IterState::default()]),
+            enters_left,
+            constants: Vec::new(),
+            live_exits: Vec::new(),
+            dead_exits: Vec::new(),
+        }
+    }
+
+    fn state(&mut self, iter: u32) -> Option<&mut IterState> {
+        let k = iter.checked_sub(self.first_live)?;
+        self.iters.get_mut(k as usize)
+    }
+}
+
+/// Adds `x` to the sorted `v` unless it is there.
+fn insert_sorted(v: &mut Vec<u32>, x: u32) {
+    if let Err(i) = v.binary_search(&x) {
+        v.insert(i, x);
+    }
+}
+
+/// Most input slots that nodes waiting for the rest of their inputs may hold at once (all frames
+/// and iterations): a malformed loop whose iterations can't retire could pile them up otherwise.
+const MAX_WAITING_SLOTS: usize = 1 << 21;
 
 /// Inputs of one node at one tag, as they arrive. `None`: not arrived or dead.
 struct Waiting {
@@ -179,10 +241,15 @@ struct Ready {
 struct Run<'g> {
     g: &'g LoadedGraph,
     f: &'g Flow,
-    instances: Vec<Instance>,
+    /// Live loop instances by id (finished ones are removed); 0 is the root frame.
+    instances: HashMap<u32, Instance, FastBuild>,
+    next_instance: u32,
     instance_of: HashMap<(Tag, u32), u32, FastBuild>,
     waiting: HashMap<(u32, Tag), Waiting, FastBuild>,
-    ready: Vec<Ready>,
+    /// Input slots (plus one per entry) `waiting` holds, against `MAX_WAITING_SLOTS`.
+    waiting_slots: usize,
+    /// First in, first out, as TF's executor: older iterations finish (and retire) first.
+    ready: VecDeque<Ready>,
     /// What the run returns, as (position, output), and those values once made.
     fetch: &'g [(usize, usize)],
     results: Vec<Option<Option<Tensor>>>,
@@ -209,21 +276,17 @@ pub fn run(
     mut probe: Option<&mut Profiler>,
 ) -> Result<Vec<Tensor>> {
     let fetch = fetch.unwrap_or(&g.outputs);
+    let mut instances = HashMap::default();
+    instances.insert(ROOT.instance, Instance::new(ROOT, u32::MAX, 0, 0));
     let mut r = Run {
         g,
         f,
-        instances: vec![Instance {
-            parent: ROOT,
-            frame: u32::MAX,
-            depth: 0,
-            iterations: 0,
-            constants: Vec::new(),
-            live_exits: Vec::new(),
-            dead_exits: Vec::new(),
-        }],
+        instances,
+        next_instance: 1,
         instance_of: HashMap::default(),
         waiting: HashMap::default(),
-        ready: Vec::new(),
+        waiting_slots: 0,
+        ready: VecDeque::new(),
         fetch,
         results: vec![None; fetch.len()],
         work: 0,
@@ -232,10 +295,10 @@ pub fn run(
             .saturating_add(1)
             .saturating_mul(g.nodes.len() as u64 + 1),
     };
-    // Sources, pushed in reverse so the stack pops them in graph order.
-    for (p, node) in g.nodes.iter().enumerate().rev() {
+    // Sources, in graph order.
+    for (p, node) in g.nodes.iter().enumerate() {
         if node.inputs.is_empty() && f.n_control[p] == 0 {
-            r.ready.push(Ready {
+            r.push_ready(Ready {
                 node: p as u32,
                 tag: ROOT,
                 args: Vec::new(),
@@ -244,7 +307,7 @@ pub fn run(
         }
     }
     loop {
-        while let Some(item) = r.ready.pop() {
+        while let Some(item) = r.ready.pop_front() {
             r.runs_left = r.runs_left.checked_sub(1).ok_or_else(|| {
                 resource_exhausted(format!(
                     "model ran more nodes than {} loop iterations allow (the maxLoopIterations \
@@ -263,9 +326,18 @@ pub fn run(
                 _ => None,
             };
             let kernel_probe = probe.as_deref_mut().filter(|_| !is_flow);
+            let tag = item.tag;
             r.fire(ctx, feeds, item, kernel_probe)?;
             if let (Some(pr), Some((mark, passed))) = (probe.as_deref_mut(), flow_mark) {
                 pr.record(ctx, g, node, mark, passed.as_slice());
+            }
+            // Only an iteration with nothing left to run can retire.
+            let idle = r.state(tag).is_some_and(|st| {
+                st.outstanding = st.outstanding.saturating_sub(1);
+                st.outstanding == 0
+            });
+            if idle {
+                r.retire(tag.instance)?;
             }
         }
         if !r.finish_dead_exits() {
@@ -353,9 +425,8 @@ impl Run<'_> {
                 // A dead Exit waits: it is dead for the parent only if its loop never leaves
                 // through it live (`finish_dead_exits`).
                 FlowOp::Exit => {
-                    let inst = &mut self.instances[tag.instance as usize];
-                    if !inst.dead_exits.contains(&node) {
-                        inst.dead_exits.push(node);
+                    if let Some(inst) = self.instances.get_mut(&tag.instance) {
+                        insert_sorted(&mut inst.dead_exits, node);
                     }
                     Ok(())
                 }
@@ -366,7 +437,8 @@ impl Run<'_> {
                     if constant {
                         self.constant(child, node, None)?;
                     }
-                    self.propagate(p, child, &[], true)
+                    self.propagate(p, child, &[], true)?;
+                    self.retire(child.instance)
                 }
                 _ => self.propagate(p, tag, &[], true),
             },
@@ -378,13 +450,12 @@ impl Run<'_> {
                         if constant {
                             self.constant(child, node, Some(first.clone()))?;
                         }
-                        self.propagate(p, child, &[Some(first)], false)
+                        self.propagate(p, child, &[Some(first)], false)?;
+                        self.retire(child.instance)
                     }
                     FlowOp::Exit => {
-                        let inst = &mut self.instances[tag.instance as usize];
-                        if !inst.live_exits.contains(&node) {
-                            inst.live_exits.push(node);
-                        }
+                        let inst = self.instances.get_mut(&tag.instance).ok_or_else(gone)?;
+                        insert_sorted(&mut inst.live_exits, node);
                         let parent = inst.parent;
                         self.propagate(p, parent, &[Some(first)], false)
                     }
@@ -412,31 +483,98 @@ impl Run<'_> {
         }
     }
 
-    /// The tag of iteration 0 of frame `frame` entered from `parent` (a new instance on first use).
+    /// The tag of iteration 0 of frame `frame` entered from `parent` (a new instance on first use),
+    /// counting the Enter that arrives there.
     fn enter(&mut self, parent: Tag, frame: u32) -> Result<Tag> {
-        if let Some(&i) = self.instance_of.get(&(parent, frame)) {
-            return Ok(Tag {
-                instance: i,
-                iter: 0,
-            });
+        let i = match self.instance_of.get(&(parent, frame)) {
+            Some(&i) => i,
+            None => {
+                self.count_work(frame)?;
+                let i = self.next_instance;
+                self.next_instance = i
+                    .checked_add(1)
+                    .ok_or_else(|| internal("loop instance overflow"))?;
+                let depth = self.instances.get(&parent.instance).ok_or_else(gone)?.depth + 1;
+                let enters = self.f.enters.get(frame as usize).copied().unwrap_or(0);
+                self.instances
+                    .insert(i, Instance::new(parent, frame, depth, enters));
+                self.instance_of.insert((parent, frame), i);
+                // The parent iteration lasts until this loop finishes.
+                if let Some(st) = self.state(parent) {
+                    st.outstanding += 1;
+                }
+                i
+            }
+        };
+        if let Some(inst) = self.instances.get_mut(&i) {
+            inst.enters_left = inst.enters_left.saturating_sub(1);
         }
-        self.count_work(frame)?;
-        let i = self.instances.len() as u32;
-        let depth = self.instances[parent.instance as usize].depth + 1;
-        self.instances.push(Instance {
-            parent,
-            frame,
-            depth,
-            iterations: 0,
-            constants: Vec::new(),
-            live_exits: Vec::new(),
-            dead_exits: Vec::new(),
-        });
-        self.instance_of.insert((parent, frame), i);
         Ok(Tag {
             instance: i,
             iter: 0,
         })
+    }
+
+    /// The bookkeeping of iteration `tag`, unless it retired (or its loop finished).
+    fn state(&mut self, tag: Tag) -> Option<&mut IterState> {
+        self.instances.get_mut(&tag.instance)?.state(tag.iter)
+    }
+
+    fn push_ready(&mut self, item: Ready) {
+        if let Some(st) = self.state(item.tag) {
+            st.outstanding += 1;
+        }
+        self.ready.push_back(item);
+    }
+
+    /// Retires the finished iterations of instance `id`, oldest first, dropping what nodes there
+    /// still wait for; once all retired and every Enter arrived, the loop is over: its Exits that
+    /// never left live become dead values in the parent, and the parent iteration may retire.
+    fn retire(&mut self, mut id: u32) -> Result<()> {
+        while id != ROOT.instance {
+            let Some(inst) = self.instances.get_mut(&id) else {
+                return Ok(());
+            };
+            while let Some(&st) = inst.iters.front() {
+                if st.outstanding > 0 || (inst.first_live == 0 && inst.enters_left > 0) {
+                    break;
+                }
+                inst.iters.pop_front();
+                let tag = Tag {
+                    instance: id,
+                    iter: inst.first_live,
+                };
+                inst.first_live = inst.first_live.wrapping_add(1);
+                if st.waiting > 0 {
+                    let mut freed = 0;
+                    self.waiting.retain(|&(_, t), w| {
+                        let keep = t != tag;
+                        if !keep {
+                            freed += w.args.len() + 1;
+                        }
+                        keep
+                    });
+                    self.waiting_slots = self.waiting_slots.saturating_sub(freed);
+                }
+            }
+            if !inst.iters.is_empty() || inst.enters_left > 0 {
+                return Ok(());
+            }
+            let Some(inst) = self.instances.remove(&id) else {
+                return Ok(());
+            };
+            self.instance_of.remove(&(inst.parent, inst.frame));
+            for &e in &inst.dead_exits {
+                if inst.live_exits.binary_search(&e).is_err() {
+                    self.propagate(e as usize, inst.parent, &[], true)?;
+                }
+            }
+            if let Some(st) = self.state(inst.parent) {
+                st.outstanding = st.outstanding.saturating_sub(1);
+            }
+            id = inst.parent.instance;
+        }
+        Ok(())
     }
 
     fn count_work(&mut self, frame: u32) -> Result<()> {
@@ -464,12 +602,13 @@ impl Run<'_> {
                 .checked_add(1)
                 .ok_or_else(|| internal("iteration overflow"))?,
         };
-        let inst = &self.instances[tag.instance as usize];
+        let inst = self.instances.get(&tag.instance).ok_or_else(gone)?;
         if next.iter > inst.iterations {
             let frame = inst.frame;
             self.count_work(frame)?;
-            let inst = &mut self.instances[tag.instance as usize];
+            let inst = self.instances.get_mut(&tag.instance).ok_or_else(gone)?;
             inst.iterations = next.iter;
+            inst.iters.push_back(IterState::default());
             // Loop invariants reach every iteration.
             let constants: Vec<(u32, Option<Tensor>)> = inst.constants.clone();
             for (enter, v) in constants {
@@ -482,7 +621,7 @@ impl Run<'_> {
 
     /// Records a loop invariant and hands it to the iterations already started after iteration 0.
     fn constant(&mut self, child: Tag, enter: u32, v: Option<Tensor>) -> Result<()> {
-        let inst = &mut self.instances[child.instance as usize];
+        let inst = self.instances.get_mut(&child.instance).ok_or_else(gone)?;
         inst.constants.push((enter, v.clone()));
         let started = inst.iterations;
         for iter in 1..=started {
@@ -518,7 +657,7 @@ impl Run<'_> {
             } else {
                 Ok(outs_at(g, p, outs, e.port as usize)?)
             };
-            self.arrive(e.to, e.input, tag, value);
+            self.arrive(e.to, e.input, tag, value)?;
         }
         Ok(())
     }
@@ -531,7 +670,7 @@ impl Run<'_> {
         input: u32,
         tag: Tag,
         value: std::result::Result<Option<Tensor>, bool>,
-    ) {
+    ) -> Result<()> {
         let q = to as usize;
         let n_data = self.g.nodes[q].inputs.len();
         let is_merge = matches!(self.g.nodes[q].kind, NodeKind::Flow(FlowOp::Merge));
@@ -547,14 +686,37 @@ impl Run<'_> {
         } else {
             n_data + self.f.n_control[q] as usize
         } as u32;
-        let w = self.waiting.entry((to, tag)).or_insert_with(|| Waiting {
-            args: vec![None; n_data],
-            arrived: 0,
-            dead: false,
-            fired: false,
-        });
+        // Nothing arrives in a retired iteration of a well-formed graph; nothing could run there.
+        let Some(st) = self
+            .instances
+            .get_mut(&tag.instance)
+            .and_then(|i| i.state(tag.iter))
+        else {
+            return Ok(());
+        };
+        let w = match self.waiting.entry((to, tag)) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                st.waiting += 1;
+                self.waiting_slots += n_data + 1;
+                if self.waiting_slots > MAX_WAITING_SLOTS {
+                    return Err(resource_exhausted(format!(
+                        "control flow: nodes waiting for the rest of their inputs hold more than \
+                         {MAX_WAITING_SLOTS} input slots (node '{}' is one); the model's loops \
+                         may be malformed",
+                        self.g.name(q)
+                    )));
+                }
+                v.insert(Waiting {
+                    args: vec![None; n_data],
+                    arrived: 0,
+                    dead: false,
+                    fired: false,
+                })
+            }
+        };
         match value {
-            Err(_) if is_merge => return,
+            Err(_) if is_merge => return Ok(()),
             Err(dead) => w.dead |= dead,
             Ok(None) => w.dead = true,
             Ok(Some(t)) => w.args[input as usize] = Some(t),
@@ -564,55 +726,80 @@ impl Run<'_> {
             // First live input: fire now; later ones at this tag are ignored.
             w.fired = true;
             let args = std::mem::replace(&mut w.args, vec![None; n_data]);
-            self.ready.push(Ready {
+            let complete = w.arrived >= expected;
+            self.push_ready(Ready {
                 node: to,
                 tag,
                 args,
                 dead: false,
             });
+            if !complete {
+                return Ok(());
+            }
         } else if is_merge {
             w.args.iter_mut().for_each(|a| *a = None);
         }
-        if w.arrived >= expected {
-            let w = self.waiting.remove(&(to, tag)).expect("present");
-            if !(is_merge && w.fired) {
-                self.ready.push(Ready {
-                    node: to,
-                    tag,
-                    args: w.args,
-                    dead: w.dead || is_merge,
-                });
+        let complete = self
+            .waiting
+            .get(&(to, tag))
+            .is_some_and(|w| w.arrived >= expected);
+        if complete {
+            if let Some(w) = self.waiting.remove(&(to, tag)) {
+                self.waiting_slots = self.waiting_slots.saturating_sub(n_data + 1);
+                if let Some(st) = self.state(tag) {
+                    st.waiting = st.waiting.saturating_sub(1);
+                }
+                if !(is_merge && w.fired) {
+                    self.push_ready(Ready {
+                        node: to,
+                        tag,
+                        args: w.args,
+                        dead: w.dead || is_merge,
+                    });
+                }
             }
         }
+        Ok(())
     }
 
     /// Once nothing is ready: the dead Exits of the innermost loops that never left live become
     /// dead values in their parents (TF's rule for a loop in a branch not taken). Returns whether
     /// that made anything ready.
     fn finish_dead_exits(&mut self) -> bool {
+        let never_live = |i: &Instance| {
+            i.dead_exits
+                .iter()
+                .any(|e| i.live_exits.binary_search(e).is_err())
+        };
         let Some(depth) = self
             .instances
-            .iter()
-            .filter(|i| i.dead_exits.iter().any(|e| !i.live_exits.contains(e)))
+            .values()
+            .filter(|i| never_live(i))
             .map(|i| i.depth)
             .max()
         else {
             return false;
         };
         let mut pending = Vec::new();
-        for inst in self.instances.iter_mut().filter(|i| i.depth == depth) {
+        for (&id, inst) in self.instances.iter_mut().filter(|(_, i)| i.depth == depth) {
             for e in std::mem::take(&mut inst.dead_exits) {
-                if !inst.live_exits.contains(&e) {
-                    pending.push((e, inst.parent));
+                if inst.live_exits.binary_search(&e).is_err() {
+                    pending.push((id, e, inst.parent));
                 }
             }
         }
-        for (e, parent) in pending {
+        // In instance order: the map's order is arbitrary.
+        pending.sort_unstable_by_key(|&(id, e, _)| (id, e));
+        for (_, e, parent) in pending {
             // Dead propagation has no outputs to read, so it cannot fail.
             let _ = self.propagate(e as usize, parent, &[], true);
         }
         !self.ready.is_empty()
     }
+}
+
+fn gone() -> crate::status::Status {
+    internal("a value reached a loop instance that has finished")
 }
 
 /// Output `port` of node `p` (computed `outs`), or the error for a port it doesn't have.
