@@ -162,71 +162,99 @@ export class Tensor<D extends DataType = DataType> {
   /** `console.log(this.toString(verbose))`. */
   print(verbose?: boolean): void;
 
-  // Chainable ops: each is the `ctx.ops` helper of the same name with this tensor first.
-  abs(): Tensor<D>; acos(): Tensor<D>; acosh(): Tensor<D>; asin(): Tensor<D>; asinh(): Tensor<D>;
-  atan(): Tensor<D>; atanh(): Tensor<D>; ceil(): Tensor<D>; cos(): Tensor<D>; cosh(): Tensor<D>;
-  elu(): Tensor<D>; erf(): Tensor<D>; exp(): Tensor<D>; expm1(): Tensor<D>; floor(): Tensor<D>;
-  identity(): Tensor<D>; clone(): Tensor<D>; log(): Tensor<D>; log1p(): Tensor<D>; neg(): Tensor<D>;
-  onesLike(): Tensor<D>; zerosLike(): Tensor<D>; reciprocal(): Tensor<D>; relu(): Tensor<D>;
-  relu6(): Tensor<D>; round(): Tensor<D>; rsqrt(): Tensor<D>; selu(): Tensor<D>; sigmoid(): Tensor<D>;
-  sign(): Tensor<D>; sin(): Tensor<D>; sinh(): Tensor<D>; softplus(): Tensor<D>; sqrt(): Tensor<D>;
-  square(): Tensor<D>; tan(): Tensor<D>; tanh(): Tensor<D>;
+  // Chainable ops: each is the `ctx.ops` helper of the same name with this tensor first, with
+  // TF.js's result dtypes (a JS number operand is float32, so `intTensor.add(1)` is float32).
+  abs(): Tensor<D>; ceil(): Tensor<D>; floor(): Tensor<D>; identity(): Tensor<D>; clone(): Tensor<D>;
+  neg(): Tensor<D>; onesLike(): Tensor<D>; zerosLike(): Tensor<D>; relu(): Tensor<D>; relu6(): Tensor<D>;
+  round(): Tensor<D>; sign(): Tensor<D>; square(): Tensor<D>;
+  /** Float math: float32 whatever the input dtype (int32 and bool are computed in float32). */
+  acos(): Tensor<'float32'>; acosh(): Tensor<'float32'>; asin(): Tensor<'float32'>; asinh(): Tensor<'float32'>;
+  atan(): Tensor<'float32'>; atanh(): Tensor<'float32'>; cos(): Tensor<'float32'>; cosh(): Tensor<'float32'>;
+  elu(): Tensor<'float32'>; erf(): Tensor<'float32'>; exp(): Tensor<'float32'>; expm1(): Tensor<'float32'>;
+  log(): Tensor<'float32'>; log1p(): Tensor<'float32'>; reciprocal(): Tensor<'float32'>; rsqrt(): Tensor<'float32'>;
+  selu(): Tensor<'float32'>; sigmoid(): Tensor<'float32'>; sin(): Tensor<'float32'>; sinh(): Tensor<'float32'>;
+  softplus(): Tensor<'float32'>; sqrt(): Tensor<'float32'>; tan(): Tensor<'float32'>; tanh(): Tensor<'float32'>;
   isFinite(): Tensor<'bool'>; isInf(): Tensor<'bool'>; isNaN(): Tensor<'bool'>; logicalNot(): Tensor<'bool'>;
-  add<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  sub<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  mul<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  div<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  floorDiv<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  mod<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  maximum<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  minimum<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  pow<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  squaredDifference<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  atan2<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  divNoNan<E extends DataType = D>(b: Tensor<E> | TensorLike): Tensor<Widen<D, E>>;
-  prelu(alpha: TensorOrLike): Tensor<D>;
-  biasAdd(bias: TensorOrLike): Tensor<D>;
+  add<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  sub<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  mul<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  /** int32 / int32 divides by flooring (int32), as in TF.js; a JS number divisor makes float32. */
+  div<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  /** int32 whatever the operands, as in TF.js. */
+  floorDiv(b: TensorOrLike): Tensor<'int32'>;
+  mod<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  maximum<B extends TensorOrLike>(b: B): Tensor<BoolAsInt<Widen<D, DTypeOf<B>>>>;
+  minimum<B extends TensorOrLike>(b: B): Tensor<BoolAsInt<Widen<D, DTypeOf<B>>>>;
+  pow<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  squaredDifference<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  atan2(b: TensorOrLike): Tensor<'float32'>;
+  divNoNan<B extends TensorOrLike>(b: B): Tensor<Widen<D, DTypeOf<B>>>;
+  prelu(alpha: TensorOrLike): Tensor<'float32'>;
+  biasAdd<B extends TensorOrLike>(bias: B): Tensor<Widen<D, DTypeOf<B>>>;
   equal(b: TensorOrLike): Tensor<'bool'>; notEqual(b: TensorOrLike): Tensor<'bool'>;
   greater(b: TensorOrLike): Tensor<'bool'>; greaterEqual(b: TensorOrLike): Tensor<'bool'>;
   less(b: TensorOrLike): Tensor<'bool'>; lessEqual(b: TensorOrLike): Tensor<'bool'>;
-  logicalAnd(b: TensorOrLike): Tensor<'bool'>; logicalOr(b: TensorOrLike): Tensor<'bool'>;
-  sum(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
-  mean(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
+  logicalAnd(b: TensorOrLike): Tensor<'bool'>; logicalOr(b: TensorOrLike): Tensor<'bool'>; logicalXor(b: TensorOrLike): Tensor<'bool'>;
+  /** bool sums as int32, as in TF.js. */
+  sum(axis?: number | number[] | null, keepDims?: boolean): Tensor<BoolAsInt<D>>;
+  /** float32 whatever the input dtype, as in TF.js. */
+  mean(axis?: number | number[] | null, keepDims?: boolean): Tensor<'float32'>;
   max(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
   min(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
-  prod(axis?: number | number[] | null, keepDims?: boolean): Tensor<D>;
+  prod(axis?: number | number[] | null, keepDims?: boolean): Tensor<BoolAsInt<D>>;
   all(axis?: number | number[] | null, keepDims?: boolean): Tensor<'bool'>;
   any(axis?: number | number[] | null, keepDims?: boolean): Tensor<'bool'>;
+  logSumExp(axis?: number | number[] | null, keepDims?: boolean): Tensor<'float32'>;
+  norm(ord?: NormOrder, axis?: number | number[] | null, keepDims?: boolean): Tensor<D extends 'float32' ? 'float32' : 'float32' | 'int32'>;
   argMax(axis?: number): Tensor<'int32'>;
   argMin(axis?: number): Tensor<'int32'>;
-  cumsum(axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
-  cumprod(axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
-  softmax(dim?: number): Tensor<D>;
-  logSoftmax(axis?: number): Tensor<D>;
-  conv2d(filter: TensorOrLike, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<D>;
-  conv2d(filter: TensorOrLike, options?: Conv2DOptions): Tensor<D>;
-  depthwiseConv2d(filter: TensorOrLike, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<D>;
-  depthwiseConv2d(filter: TensorOrLike, options?: Conv2DOptions): Tensor<D>;
+  cumsum(axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<BoolAsInt<D>>;
+  cumprod(axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<BoolAsInt<D>>;
+  /** float32 logits only, over the last axis (as in TF.js). */
+  softmax(dim?: number): Tensor<'float32'>;
+  logSoftmax(axis?: number): Tensor<'float32'>;
+  conv2d<F extends TensorOrLike>(filter: F, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<Widen<D, DTypeOf<F>>>;
+  conv2d<F extends TensorOrLike>(filter: F, options?: Conv2DOptions): Tensor<Widen<D, DTypeOf<F>>>;
+  depthwiseConv2d<F extends TensorOrLike>(filter: F, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<Widen<D, DTypeOf<F>>>;
+  depthwiseConv2d<F extends TensorOrLike>(filter: F, options?: Conv2DOptions): Tensor<Widen<D, DTypeOf<F>>>;
+  conv1d<F extends TensorOrLike>(filter: F, stride: number, pad: Padding, dataFormat?: 'NWC', dilation?: number): Tensor<Widen<D, DTypeOf<F>>>;
+  conv2dTranspose<F extends TensorOrLike>(filter: F, outputShape: number[], strides: Spatial, pad: Padding): Tensor<Widen<D, DTypeOf<F>>>;
+  separableConv2d(depthwiseFilter: TensorOrLike, pointwiseFilter: TensorOrLike, strides: Spatial, pad: Padding, dilation?: Spatial, dataFormat?: 'NHWC' | 'NCHW'): Tensor;
   maxPool(filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<D>;
   maxPool(options?: PoolOptions): Tensor<D>;
-  avgPool(filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<D>;
-  avgPool(options?: PoolOptions): Tensor<D>;
+  /** float32 input only, as in TF.js. */
+  avgPool(filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<'float32'>;
+  avgPool(options?: PoolOptions): Tensor<'float32'>;
   /** float32 whatever the input dtype (as TF). */
   resizeBilinear(size: [number, number], alignCorners?: boolean, halfPixelCenters?: boolean): Tensor<'float32'>;
   resizeNearestNeighbor(size: [number, number], alignCorners?: boolean, halfPixelCenters?: boolean): Tensor<D>;
-  matMul(b: TensorOrLike, transposeA?: boolean, transposeB?: boolean): Tensor<D>;
-  matMul(b: TensorOrLike, options: { transposeA?: boolean; transposeB?: boolean }): Tensor<D>;
-  leakyRelu(alpha?: number): Tensor<D>;
+  matMul<B extends TensorOrLike>(b: B, transposeA?: boolean, transposeB?: boolean): Tensor<Widen<D, DTypeOf<B>>>;
+  matMul<B extends TensorOrLike>(b: B, options: { transposeA?: boolean; transposeB?: boolean }): Tensor<Widen<D, DTypeOf<B>>>;
+  batchNorm(mean: TensorOrLike, variance: TensorOrLike, offset?: TensorOrLike, scale?: TensorOrLike, varianceEpsilon?: number): Tensor<'float32'>;
+  leakyRelu(alpha?: number): Tensor<'float32'>;
   clipByValue(min: number, max: number): Tensor<D>;
   cast<T extends DType>(dtype: T): Tensor<T>;
+  asType<T extends DType>(dtype: T): Tensor<T>;
+  toFloat(): Tensor<'float32'>;
+  toInt(): Tensor<'int32'>;
+  toBool(): Tensor<'bool'>;
   reshape(shape: number[]): Tensor<D>;
+  reshapeAs(x: Tensor): Tensor<D>;
+  /** The values as a vector of `size`. */
+  flatten(): Tensor<D>;
+  asScalar(): Tensor<D>;
+  as1D(): Tensor<D>;
+  as2D(rows: number, columns: number): Tensor<D>;
+  as3D(rows: number, columns: number, depth: number): Tensor<D>;
+  as4D(rows: number, columns: number, depth: number, depth2: number): Tensor<D>;
   expandDims(axis?: number): Tensor<D>;
   squeeze(axis?: number[]): Tensor<D>;
   transpose(perm?: number[]): Tensor<D>;
   slice(begin: number | number[], size?: number | number[]): Tensor<D>;
   stridedSlice(begin: number[], end: number[], strides?: number[], beginMask?: number, endMask?: number, ellipsisMask?: number, newAxisMask?: number, shrinkAxisMask?: number): Tensor<D>;
-  concat(x: Tensor | Tensor[], axis?: number): Tensor<D>;
-  stack(x: Tensor | Tensor[], axis?: number): Tensor<D>;
+  /** This tensor's dtype: the others are cast to it, as in TF.js. */
+  concat(x: TensorOrLike | TensorOrLike[], axis?: number): Tensor<D>;
+  stack(x: Tensor<D> | Tensor<D>[], axis?: number): Tensor<D>;
   unstack(axis?: number): Tensor<D>[];
   split(numOrSizeSplits: number | number[], axis?: number): Tensor<D>[];
   pad(paddings: [number, number][], constantValue?: number | bigint | boolean): Tensor<D>;
@@ -235,8 +263,11 @@ export class Tensor<D extends DataType = DataType> {
   broadcastTo(shape: number[]): Tensor<D>;
   reverse(axis?: number | number[]): Tensor<D>;
   gather(indices: TensorOrLike, axis?: number, batchDims?: number): Tensor<D>;
+  /** TF.js's `x.where(condition, b)`: `where(condition, x, b)`. */
+  where<B extends TensorOrLike>(condition: TensorOrLike, b: B): Tensor<Widen<D, DTypeOf<B>>>;
   oneHot<T extends DType = 'int32'>(depth: number, onValue?: number, offValue?: number, dtype?: T): Tensor<T>;
   topk(k?: number, sorted?: boolean): { values: Tensor<D>; indices: Tensor<'int32'> };
+  unique(axis?: number): { values: Tensor<D>; indices: Tensor<'int32'> };
   depthToSpace(blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor<D>;
 }
 
@@ -522,35 +553,55 @@ export interface PoolOptions {
 }
 
 /** The helper of one op: x first (a Tensor, or values made into one for the call). */
-type Unary = <D extends DataType>(x: Tensor<D> | TensorLike) => Tensor<D>;
+type Unary = <X extends TensorOrLike>(x: X) => Tensor<DTypeOf<X>>;
+/** Float math: float32 whatever the input dtype (int32 and bool are computed in float32). */
+type FloatUnary = (x: TensorOrLike) => Tensor<'float32'>;
 type Predicate = (x: TensorOrLike) => Tensor<'bool'>;
 /**
- * The dtype two operands meet in (TF.js's upcasting: bool < uint8 < int32 < int64 < float32). A JS
- * value takes the tensor's dtype when it fits exactly, else widens the result to float32 (int32 +
- * 1.5), which the types cannot see: pass a float32 tensor to say so.
+ * The dtype a JS value makes, as TF.js infers it: numbers (and Float32Array) float32, booleans
+ * bool, integer typed arrays int32, bigints int64; a Tensor its own.
  */
-export type Widen<A extends DataType, B extends DataType> = 'float32' extends A | B
-  ? 'float32'
-  : 'int64' extends A | B
-    ? 'int64'
-    : 'int32' extends A | B
-      ? 'int32'
-      : 'uint8' extends A | B
-        ? 'uint8'
-        : A;
-type Binary = {
-  <D extends DataType, E extends DataType>(a: Tensor<D>, b: Tensor<E>): Tensor<Widen<D, E>>;
-  <D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike): Tensor<D>;
-};
+export type DTypeOf<V> = V extends Tensor<infer D>
+  ? D
+  : V extends Nested<boolean>
+    ? 'bool'
+    : V extends Int64Like
+      ? 'int64'
+      : V extends Int32Like | Int32Like[] | Int32Like[][]
+        ? 'int32'
+        : 'float32';
+/**
+ * The dtype two operands meet in (TF.js's upcasting: bool < uint8 < int32 < int64 < float32). A JS
+ * value has its own dtype (a number is float32, so int32 + 1 is float32, as in TF.js).
+ */
+export type Widen<A extends DataType, B extends DataType> = [DataType] extends [A]
+  ? DataType
+  : [DataType] extends [B]
+    ? DataType
+    : 'float32' extends A | B
+      ? 'float32'
+      : 'int64' extends A | B
+        ? 'int64'
+        : 'int32' extends A | B
+          ? 'int32'
+          : 'uint8' extends A | B
+            ? 'uint8'
+            : A;
+/** bool as int32 (TF.js's sum, prod, cumsum, maximum and minimum of bools). */
+export type BoolAsInt<D extends DataType> = D extends 'bool' ? 'int32' : D;
+type Binary = <A extends TensorOrLike, B extends TensorOrLike>(a: A, b: B) => Tensor<Widen<DTypeOf<A>, DTypeOf<B>>>;
+/** `ord` of `norm`: 'euclidean' (default), 'fro', 1, 2, Infinity or -Infinity. */
+export type NormOrder = 'euclidean' | 'fro' | number;
 type Comparison = (a: TensorOrLike, b: TensorOrLike) => Tensor<'bool'>;
-type Reduction<R extends DataType | null = null> = <D extends DataType>(
-  x: Tensor<D> | TensorLike,
+/** `R`: the result dtype ('same': the input's, 'sum': bool as int32). */
+type Reduction<R extends DataType | 'same' | 'sum' = 'same'> = <X extends TensorOrLike>(
+  x: X,
   axis?: number | number[] | null,
   keepDims?: boolean,
-) => Tensor<R extends DataType ? R : D>;
+) => Tensor<R extends 'same' ? DTypeOf<X> : R extends 'sum' ? BoolAsInt<DTypeOf<X>> : R>;
 type Conv = {
-  <D extends DataType>(x: Tensor<D> | TensorLike, filter: TensorOrLike, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<D>;
-  <D extends DataType>(x: Tensor<D> | TensorLike, filter: TensorOrLike, options?: Conv2DOptions): Tensor<D>;
+  <X extends TensorOrLike, F extends TensorOrLike>(x: X, filter: F, strides: Spatial, pad: Padding, dataFormat?: 'NHWC' | 'NCHW', dilations?: Spatial): Tensor<Widen<DTypeOf<X>, DTypeOf<F>>>;
+  <X extends TensorOrLike, F extends TensorOrLike>(x: X, filter: F, options?: Conv2DOptions): Tensor<Widen<DTypeOf<X>, DTypeOf<F>>>;
 };
 type Pool = {
   <D extends DataType>(x: Tensor<D> | TensorLike, filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<D>;
@@ -565,41 +616,65 @@ type Resize<R extends DataType | null> = <D extends DataType>(
 
 /**
  * TF.js's everyday ops as helpers over `execute` (the same ops and attrs, so the same cached
- * kernels), with TF.js's argument order and spellings ('same', camelCase). Every tensor argument
- * may also be values (`x.add(1)`; the number takes the other operand's dtype), made into a tensor
- * for the call and disposed after. Images may be one image [h, w, c] or a batch [n, h, w, c].
- * Bad arguments: EagerError('InvalidArgument').
+ * kernels), with TF.js 4.22's argument order, spellings ('same', camelCase) and result dtypes.
+ * Every tensor argument may also be values (`x.add(1)`), made into a tensor of its own dtype as
+ * TF.js infers it (a number is float32) for the call and disposed after; mixed operands meet in
+ * the wider dtype (bool < int32 < float32). Images may be one image [h, w, c] or a batch
+ * [n, h, w, c]. Bad arguments: EagerError('InvalidArgument'), naming the argument.
  */
 export interface Ops {
-  abs: Unary; acos: Unary; acosh: Unary; asin: Unary; asinh: Unary; atan: Unary; atanh: Unary;
-  ceil: Unary; cos: Unary; cosh: Unary; elu: Unary; erf: Unary; exp: Unary; expm1: Unary;
-  floor: Unary; identity: Unary; clone: Unary; log: Unary; log1p: Unary; neg: Unary;
-  onesLike: Unary; zerosLike: Unary; reciprocal: Unary; relu: Unary; relu6: Unary; round: Unary;
-  rsqrt: Unary; selu: Unary; sigmoid: Unary; sign: Unary; sin: Unary; sinh: Unary; softplus: Unary;
-  sqrt: Unary; square: Unary; tan: Unary; tanh: Unary;
+  abs: Unary; ceil: Unary; floor: Unary; identity: Unary; clone: Unary; neg: Unary; onesLike: Unary;
+  zerosLike: Unary; relu: Unary; relu6: Unary; round: Unary; sign: Unary; square: Unary;
+  acos: FloatUnary; acosh: FloatUnary; asin: FloatUnary; asinh: FloatUnary; atan: FloatUnary;
+  atanh: FloatUnary; cos: FloatUnary; cosh: FloatUnary; elu: FloatUnary; erf: FloatUnary;
+  exp: FloatUnary; expm1: FloatUnary; log: FloatUnary; log1p: FloatUnary; reciprocal: FloatUnary;
+  rsqrt: FloatUnary; selu: FloatUnary; sigmoid: FloatUnary; sin: FloatUnary; sinh: FloatUnary;
+  softplus: FloatUnary; sqrt: FloatUnary; tan: FloatUnary; tanh: FloatUnary;
   isFinite: Predicate; isInf: Predicate; isNaN: Predicate; logicalNot: Predicate;
-  add: Binary; sub: Binary; mul: Binary; div: Binary; floorDiv: Binary; mod: Binary;
-  maximum: Binary; minimum: Binary; pow: Binary; squaredDifference: Binary; atan2: Binary;
-  divNoNan: Binary; prelu: Binary; biasAdd: Binary;
+  /** int32 / int32 divides by flooring (int32), as in TF.js; integer division by zero gives 0. */
+  add: Binary; sub: Binary; mul: Binary; div: Binary; mod: Binary; pow: Binary;
+  squaredDifference: Binary; divNoNan: Binary; biasAdd: Binary;
+  maximum<A extends TensorOrLike, B extends TensorOrLike>(a: A, b: B): Tensor<BoolAsInt<Widen<DTypeOf<A>, DTypeOf<B>>>>;
+  minimum<A extends TensorOrLike, B extends TensorOrLike>(a: A, b: B): Tensor<BoolAsInt<Widen<DTypeOf<A>, DTypeOf<B>>>>;
+  /** int32 whatever the operands, as in TF.js. */
+  floorDiv(a: TensorOrLike, b: TensorOrLike): Tensor<'int32'>;
+  atan2(a: TensorOrLike, b: TensorOrLike): Tensor<'float32'>;
+  prelu(x: TensorOrLike, alpha: TensorOrLike): Tensor<'float32'>;
   equal: Comparison; notEqual: Comparison; greater: Comparison; greaterEqual: Comparison;
-  less: Comparison; lessEqual: Comparison; logicalAnd: Comparison; logicalOr: Comparison;
-  /** Over `axis` (default: every axis). */
-  sum: Reduction; mean: Reduction; max: Reduction; min: Reduction; prod: Reduction;
+  less: Comparison; lessEqual: Comparison;
+  /** bool operands only (JS values are read as bool). */
+  logicalAnd: Comparison; logicalOr: Comparison; logicalXor: Comparison;
+  /** Over `axis` (default: every axis): sum and prod of bool are int32, mean is float32, all/any take bool. */
+  sum: Reduction<'sum'>; prod: Reduction<'sum'>; mean: Reduction<'float32'>; max: Reduction; min: Reduction;
   all: Reduction<'bool'>; any: Reduction<'bool'>;
+  /** log(sum(exp(x))) over `axis`, as TF.js (max-shifted). */
+  logSumExp: Reduction<'float32'>;
+  /** Mean and variance over `axis` (float32), as TF.js. */
+  moments(x: TensorOrLike, axis?: number | number[] | null, keepDims?: boolean): { mean: Tensor<'float32'>; variance: Tensor<'float32'> };
+  /** Vector or matrix norm (`axis` a number or a pair), as TF.js. */
+  norm<X extends TensorOrLike>(x: X, ord?: NormOrder, axis?: number | number[] | null, keepDims?: boolean): Tensor<DTypeOf<X> extends 'float32' ? 'float32' : 'float32' | 'int32'>;
   /** int32 indices, as in TF.js; axis default 0. */
   argMax(x: TensorOrLike, axis?: number): Tensor<'int32'>;
   argMin(x: TensorOrLike, axis?: number): Tensor<'int32'>;
-  cumsum<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
-  cumprod<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<D>;
-  /** Over the last axis (the only one supported). */
-  softmax<D extends DataType>(x: Tensor<D> | TensorLike, dim?: number): Tensor<D>;
-  logSoftmax<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number): Tensor<D>;
+  cumsum<X extends TensorOrLike>(x: X, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<BoolAsInt<DTypeOf<X>>>;
+  cumprod<X extends TensorOrLike>(x: X, axis?: number, exclusive?: boolean, reverse?: boolean): Tensor<BoolAsInt<DTypeOf<X>>>;
+  /** float32 logits only, over the last axis (as in TF.js). */
+  softmax(logits: TensorOrLike, dim?: number): Tensor<'float32'>;
+  logSoftmax(logits: TensorOrLike, axis?: number): Tensor<'float32'>;
   /** `conv2d(x, filter, strides, pad, dataFormat?, dilations?)` as TF.js, or `(x, filter, options)`. */
   conv2d: Conv;
   depthwiseConv2d: Conv;
+  /** `conv1d(x [batch, width, in] or [width, in], filter [width, in, out], stride, pad, 'NWC', dilation)`. */
+  conv1d<X extends TensorOrLike, F extends TensorOrLike>(x: X, filter: F, stride: number, pad: Padding, dataFormat?: 'NWC', dilation?: number): Tensor<Widen<DTypeOf<X>, DTypeOf<F>>>;
+  /** The transposed convolution (Conv2DBackpropInput): filter [h, w, outDepth, inDepth], outputShape with or without the batch. */
+  conv2dTranspose<X extends TensorOrLike, F extends TensorOrLike>(x: X, filter: F, outputShape: number[], strides: Spatial, pad: Padding): Tensor<Widen<DTypeOf<X>, DTypeOf<F>>>;
+  /** depthwiseConv2d, then a 1x1 conv2d with `pointwiseFilter`. */
+  separableConv2d(x: TensorOrLike, depthwiseFilter: TensorOrLike, pointwiseFilter: TensorOrLike, strides: Spatial, pad: Padding, dilation?: Spatial, dataFormat?: 'NHWC' | 'NCHW'): Tensor;
   /** `maxPool(x, filterSize, strides, pad)` as TF.js, or `(x, options)`. */
   maxPool: Pool;
-  avgPool: Pool;
+  /** float32 input only, as in TF.js. */
+  avgPool(x: TensorOrLike, filterSize: Spatial, strides: Spatial, pad: 'same' | 'valid' | 'SAME' | 'VALID' | 0): Tensor<'float32'>;
+  avgPool(x: TensorOrLike, options?: PoolOptions): Tensor<'float32'>;
   /** float32 whatever the input dtype (as TF). */
   resizeBilinear: Resize<'float32'>;
   resizeNearestNeighbor: Resize<null>;
@@ -625,21 +700,25 @@ export interface Ops {
       method?: 'bilinear' | 'nearest',
       extrapolationValue?: number,
     ): Tensor<'float32'>;
+    /** A batch [n, h, w, c] mirrored along its width. */
+    flipLeftRight<D extends DataType>(image: Tensor<D>): Tensor<D>;
   };
   /** `matMul(a, b, transposeA?, transposeB?)` as TF.js, or `(a, b, { transposeA, transposeB })`; rank > 2: batched. */
-  matMul<D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike, transposeA?: boolean, transposeB?: boolean): Tensor<D>;
-  matMul<D extends DataType>(a: Tensor<D> | TensorLike, b: TensorOrLike, options: { transposeA?: boolean; transposeB?: boolean }): Tensor<D>;
-  leakyRelu<D extends DataType>(x: Tensor<D> | TensorLike, alpha?: number): Tensor<D>;
-  clipByValue<D extends DataType>(x: Tensor<D> | TensorLike, min: number, max: number): Tensor<D>;
+  matMul<A extends TensorOrLike, B extends TensorOrLike>(a: A, b: B, transposeA?: boolean, transposeB?: boolean): Tensor<Widen<DTypeOf<A>, DTypeOf<B>>>;
+  matMul<A extends TensorOrLike, B extends TensorOrLike>(a: A, b: B, options: { transposeA?: boolean; transposeB?: boolean }): Tensor<Widen<DTypeOf<A>, DTypeOf<B>>>;
+  /** (x - mean) / sqrt(variance + varianceEpsilon) * scale + offset, as TF.js. */
+  batchNorm(x: TensorOrLike, mean: TensorOrLike, variance: TensorOrLike, offset?: TensorOrLike, scale?: TensorOrLike, varianceEpsilon?: number): Tensor<'float32'>;
+  leakyRelu(x: TensorOrLike, alpha?: number): Tensor<'float32'>;
+  clipByValue<X extends TensorOrLike>(x: X, min: number, max: number): Tensor<DTypeOf<X>>;
   cast<T extends DType>(x: TensorOrLike, dtype: T): Tensor<T>;
-  reshape<D extends DataType>(x: Tensor<D> | TensorLike, shape: number[]): Tensor<D>;
-  expandDims<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number): Tensor<D>;
-  squeeze<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number[]): Tensor<D>;
-  transpose<D extends DataType>(x: Tensor<D> | TensorLike, perm?: number[]): Tensor<D>;
+  reshape<X extends TensorOrLike>(x: X, shape: number[]): Tensor<DTypeOf<X>>;
+  expandDims<X extends TensorOrLike>(x: X, axis?: number): Tensor<DTypeOf<X>>;
+  squeeze<X extends TensorOrLike>(x: X, axis?: number[]): Tensor<DTypeOf<X>>;
+  transpose<X extends TensorOrLike>(x: X, perm?: number[]): Tensor<DTypeOf<X>>;
   /** begin/size shorter than the rank are padded with 0 / -1 (to the end), as in TF.js. */
-  slice<D extends DataType>(x: Tensor<D> | TensorLike, begin: number | number[], size?: number | number[]): Tensor<D>;
-  stridedSlice<D extends DataType>(
-    x: Tensor<D> | TensorLike,
+  slice<X extends TensorOrLike>(x: X, begin: number | number[], size?: number | number[]): Tensor<DTypeOf<X>>;
+  stridedSlice<X extends TensorOrLike>(
+    x: X,
     begin: number[],
     end: number[],
     strides?: number[],
@@ -648,32 +727,54 @@ export interface Ops {
     ellipsisMask?: number,
     newAxisMask?: number,
     shrinkAxisMask?: number,
-  ): Tensor<D>;
-  concat<D extends DataType>(tensors: Array<Tensor<D> | TensorLike>, axis?: number): Tensor<D>;
-  stack<D extends DataType>(tensors: Array<Tensor<D> | TensorLike>, axis?: number): Tensor<D>;
-  unstack<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number): Tensor<D>[];
+  ): Tensor<DTypeOf<X>>;
+  /** tensors[0]'s dtype: the others are cast to it, as in TF.js. */
+  concat<X extends TensorOrLike>(tensors: readonly [X, ...TensorOrLike[]], axis?: number): Tensor<DTypeOf<X>>;
+  concat<D extends DataType>(tensors: ReadonlyArray<Tensor<D>>, axis?: number): Tensor<D>;
+  /** All of one dtype, as in TF.js. */
+  stack<X extends TensorOrLike>(tensors: readonly X[], axis?: number): Tensor<DTypeOf<X>>;
+  unstack<X extends TensorOrLike>(x: X, axis?: number): Tensor<DTypeOf<X>>[];
   /** n equal parts, or parts of the given sizes (one may be -1). */
-  split<D extends DataType>(x: Tensor<D> | TensorLike, numOrSizeSplits: number | number[], axis?: number): Tensor<D>[];
+  split<X extends TensorOrLike>(x: X, numOrSizeSplits: number | number[], axis?: number): Tensor<DTypeOf<X>>[];
   /** `[[before, after], ...]` per dim. */
-  pad<D extends DataType>(x: Tensor<D> | TensorLike, paddings: [number, number][], constantValue?: number | bigint | boolean): Tensor<D>;
-  mirrorPad<D extends DataType>(x: Tensor<D> | TensorLike, paddings: [number, number][], mode: 'reflect' | 'symmetric'): Tensor<D>;
-  tile<D extends DataType>(x: Tensor<D> | TensorLike, reps: number[]): Tensor<D>;
-  broadcastTo<D extends DataType>(x: Tensor<D> | TensorLike, shape: number[]): Tensor<D>;
+  pad<X extends TensorOrLike>(x: X, paddings: [number, number][], constantValue?: number | bigint | boolean): Tensor<DTypeOf<X>>;
+  mirrorPad<X extends TensorOrLike>(x: X, paddings: [number, number][], mode: 'reflect' | 'symmetric'): Tensor<DTypeOf<X>>;
+  tile<X extends TensorOrLike>(x: X, reps: number[]): Tensor<DTypeOf<X>>;
+  broadcastTo<X extends TensorOrLike>(x: X, shape: number[]): Tensor<DTypeOf<X>>;
   /** Default: every axis. */
-  reverse<D extends DataType>(x: Tensor<D> | TensorLike, axis?: number | number[]): Tensor<D>;
-  gather<D extends DataType>(x: Tensor<D> | TensorLike, indices: TensorOrLike, axis?: number, batchDims?: number): Tensor<D>;
-  /** a where condition holds, else b (broadcasting). */
-  where<D extends DataType>(condition: TensorOrLike, a: Tensor<D> | TensorLike, b: TensorOrLike): Tensor<D>;
+  reverse<X extends TensorOrLike>(x: X, axis?: number | number[]): Tensor<DTypeOf<X>>;
+  /** int32 indices (JS values are read as int32). */
+  gather<X extends TensorOrLike>(x: X, indices: TensorOrLike, axis?: number, batchDims?: number): Tensor<DTypeOf<X>>;
+  /** Slices of x at the int32 index tuples in the last dim of `indices`. */
+  gatherND<X extends TensorOrLike>(x: X, indices: TensorOrLike): Tensor<DTypeOf<X>>;
+  /** a where the (bool) condition holds, else b (broadcasting); a and b meet in the wider dtype. */
+  where<A extends TensorOrLike, B extends TensorOrLike>(condition: TensorOrLike, a: A, b: B): Tensor<Widen<DTypeOf<A>, DTypeOf<B>>>;
   /** int32 unless `dtype` says otherwise, as in TF.js. */
   oneHot<T extends DType = 'int32'>(indices: TensorOrLike, depth: number, onValue?: number, offValue?: number, dtype?: T): Tensor<T>;
-  topk<D extends DataType>(x: Tensor<D> | TensorLike, k?: number, sorted?: boolean): { values: Tensor<D>; indices: Tensor<'int32'> };
-  addN<D extends DataType>(tensors: Array<Tensor<D> | TensorLike>): Tensor<D>;
+  topk<X extends TensorOrLike>(x: X, k?: number, sorted?: boolean): { values: Tensor<DTypeOf<X>>; indices: Tensor<'int32'> };
+  /** The distinct values (slices along `axis`) in order of first appearance, and each element's index into them. */
+  unique<X extends TensorOrLike>(x: X, axis?: number): { values: Tensor<DTypeOf<X>>; indices: Tensor<'int32'> };
+  /** All of one dtype, as in TF.js. */
+  addN<X extends TensorOrLike>(tensors: readonly X[]): Tensor<DTypeOf<X>>;
   einsum(equation: string, ...tensors: TensorOrLike[]): Tensor;
-  depthToSpace<D extends DataType>(x: Tensor<D> | TensorLike, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor<D>;
-  fill<T extends DType = 'float32'>(shape: number[], value: number | bigint | boolean, dtype?: T): Tensor<T>;
+  depthToSpace<X extends TensorOrLike>(x: X, blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor<DTypeOf<X>>;
+  /** `dtype` defaults to the value's (a number is float32, a boolean bool). */
+  fill<V extends number | bigint | boolean, T extends DType = DTypeOf<V>>(shape: number[], value: V, dtype?: T): Tensor<T>;
   zeros<T extends DType = 'float32'>(shape: number[], dtype?: T): Tensor<T>;
   ones<T extends DType = 'float32'>(shape: number[], dtype?: T): Tensor<T>;
   range<T extends 'float32' | 'int32' | 'int64' = 'float32'>(start: number, stop: number, step?: number, dtype?: T): Tensor<T>;
+  /** `num` evenly spaced float32 values from start to stop (inclusive). */
+  linspace(start: number, stop: number, num: number): Tensor<'float32'>;
+  /** `ctx.tensor`, by TF.js's name. */
+  tensor<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, shape?: number[], dtype?: T): Tensor<T>;
+  scalar<V extends number | boolean | bigint, T extends DType = DTypeOf<V>>(value: V, dtype?: T): Tensor<T>;
+  tensor1d<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, dtype?: T): Tensor<T>;
+  /** Nested values of rank n, or flat values with a shape of n dims (as TF.js's tensor2d..tensor4d). */
+  tensor2d<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, shape?: [number, number], dtype?: T): Tensor<T>;
+  tensor3d<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, shape?: [number, number, number], dtype?: T): Tensor<T>;
+  tensor4d<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, shape?: [number, number, number, number], dtype?: T): Tensor<T>;
+  /** TF.js's `tf.dispose`: disposes every tensor in `container` (a Tensor, or arrays, plain objects, Maps and Sets of them). */
+  dispose(container: unknown): void;
 }
 
 export class EagerContext {

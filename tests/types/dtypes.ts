@@ -21,7 +21,19 @@ const asAny: Tensor = casted;
 const mask: Uint8Array = f.greater(2).dataSync();
 const ints = ctx.tensor(new Int32Array([1, 2]));
 const widened: Float32Array = ints.mul(ctx.tensor(new Float32Array([0.5, 0.5]))).dataSync(); // int32 * float32: float32
-const kept32: Int32Array = ints.add(1).dataSync();
+// TF.js's dtypes: a JS number is float32 (int32 + 1 is float32), int32 / int32 floors, mean is float32.
+const floated: Float32Array = ints.add(1).dataSync();
+const kept32: Int32Array = ints.add(new Int32Array([1])).dataSync();
+const floored: Int32Array = ints.div(ints).dataSync();
+const scaled: Float32Array = ctx.fromPixels({ data: new Uint8Array(4), width: 1, height: 1 }).div(255).dataSync();
+const averaged: Float32Array = ints.mean().dataSync();
+const counted: Int32Array = ctx.tensor([true, false]).sum().dataSync();
+const exponent: Float32Array = ints.exp().dataSync();
+const flat: Float32Array = f.flatten().dataSync();
+const t2: Int32Array = ctx.ops.tensor2d([1, 2, 3, 4], [2, 2], 'int32').dataSync();
+const s1: Float32Array = ctx.ops.scalar(1).dataSync();
+const variance: Float32Array = ctx.ops.moments(ints).variance.dataSync();
+const firsts: Int32Array = ctx.ops.concat([ints, f]).dataSync();
 const { values, indices: top } = f.topk(1);
 const vv: Float32Array = values.dataSync();
 const tv: Int32Array = top.dataSync();
@@ -49,7 +61,11 @@ const wrong3: number = ctx.tensor(new BigInt64Array([1n])).dataSync()[0];
 const wrong4 = model.predict(f).boxes;
 // @ts-expect-error the nesting asked of arraySync must hold the dtype's values
 const wrong5 = f.arraySync<bigint[]>();
+// @ts-expect-error int32 + a JS number is float32, as in TF.js
+const wrong6: Int32Array = ints.add(1).dataSync();
+// @ts-expect-error mean is float32
+const wrong7: Int32Array = ints.mean().dataSync();
 // @ts-expect-error fromPixels makes int32 or uint8 only
 ctx.fromPixels({ data: new Uint8Array(4), width: 1, height: 1 }, 3, { dtype: 'float32' });
 
-export { fv, doubled, i, n, big, flags, bytes, rows, chained, indices, asAny, mask, vv, tv, resized, pixels, raw, y, boxes, scores, c, kept, same, wrong1, wrong2, wrong3, wrong4, wrong5 };
+export { fv, doubled, i, n, big, flags, bytes, rows, chained, indices, asAny, mask, vv, tv, resized, pixels, raw, y, boxes, scores, c, kept, same, wrong1, wrong2, wrong3, wrong4, wrong5, wrong6, wrong7, floated, kept32, floored, scaled, averaged, counted, exponent, flat, t2, s1, variance, firsts };
