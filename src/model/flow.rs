@@ -219,7 +219,8 @@ fn insert_sorted(v: &mut Vec<u32>, x: u32) {
 }
 
 /// Most input slots that nodes waiting for the rest of their inputs may hold at once (all frames
-/// and iterations): a malformed loop whose iterations can't retire could pile them up otherwise.
+/// and iterations), or twice the graph's own if more: a malformed loop whose iterations can't
+/// retire could pile them up otherwise.
 const MAX_WAITING_SLOTS: usize = 1 << 21;
 
 /// Inputs of one node at one tag, as they arrive. `None`: not arrived or dead.
@@ -246,8 +247,9 @@ struct Run<'g> {
     next_instance: u32,
     instance_of: HashMap<(Tag, u32), u32, FastBuild>,
     waiting: HashMap<(u32, Tag), Waiting, FastBuild>,
-    /// Input slots (plus one per entry) `waiting` holds, against `MAX_WAITING_SLOTS`.
+    /// Input slots (plus one per entry) `waiting` holds, against `waiting_limit`.
     waiting_slots: usize,
+    waiting_limit: usize,
     /// First in, first out, as TF's executor: older iterations finish (and retire) first.
     ready: VecDeque<Ready>,
     /// What the run returns, as (position, output), and those values once made.
@@ -286,6 +288,7 @@ pub fn run(
         instance_of: HashMap::default(),
         waiting: HashMap::default(),
         waiting_slots: 0,
+        waiting_limit: MAX_WAITING_SLOTS.max(2 * (g.inputs.len() + g.nodes.len())),
         ready: VecDeque::new(),
         fetch,
         results: vec![None; fetch.len()],
@@ -699,11 +702,11 @@ impl Run<'_> {
             std::collections::hash_map::Entry::Vacant(v) => {
                 st.waiting += 1;
                 self.waiting_slots += n_data + 1;
-                if self.waiting_slots > MAX_WAITING_SLOTS {
+                if self.waiting_slots > self.waiting_limit {
                     return Err(resource_exhausted(format!(
                         "control flow: nodes waiting for the rest of their inputs hold more than \
-                         {MAX_WAITING_SLOTS} input slots (node '{}' is one); the model's loops \
-                         may be malformed",
+                         {} input slots (node '{}' is one); the model's loops may be malformed",
+                        self.waiting_limit,
                         self.g.name(q)
                     )));
                 }
