@@ -123,6 +123,8 @@ function inTermsOf(name, e) {
   msg = msg.replace(/^[A-Z][A-Za-z0-9]*: /, '');
   const dtype = /^op \w+ does not support (\w+) for attr '\w+' \(supported: ([^)]*)\)$/.exec(msg);
   if (dtype !== null) msg = `${dtype[1]} tensors are not supported (supported: ${dtype[2]})`;
+  const mixed = /^input '\w+' of op \w+ does not match attr '\w+': inputs imply (\w+), attr says (\w+)$/.exec(msg);
+  if (mixed !== null) msg = `the tensors must have one dtype, got ${mixed[2]} and ${mixed[1]}`;
   return new EagerError(e.code, `${name}: ${msg}`, { cause: e });
 }
 
@@ -213,6 +215,13 @@ export function makeOps(ctx) {
       }
       return a < 0 ? a + x.rank : a;
     });
+  };
+  /** `[[before, after], ...]` as an int32 [n, 2] tensor. */
+  const paddingsTensor = (made, paddings, what) => {
+    if (!Array.isArray(paddings) || !paddings.every((p) => Array.isArray(p) && p.length === 2)) {
+      throw invalid(`${what} must be an array of [before, after] pairs, got ${describe(paddings)}`);
+    }
+    return temp(made, ctx.tensor(Int32Array.from(ints(paddings.flat(), what)), [paddings.length, 2], 'int32'));
   };
   const axisTensor = (made, axes) => temp(made, ctx.tensor(Int32Array.from(axes), [axes.length], 'int32'));
   /** Runs `fn(x4)` on a rank-4 x; a rank-3 x (one image) gets a batch dim of 1 and loses it after. */
@@ -635,11 +644,11 @@ export function makeOps(ctx) {
     // pad(x, [[before, after], ...], constantValue)
     pad: helper('pad', (m, x, paddings, constantValue = 0) => {
       x = ten(m, x);
-      const p = temp(m, ctx.tensor(Int32Array.from(ints(Array.from(paddings).flat(), 'pad: paddings')), [paddings.length, 2], 'int32'));
+      const p = paddingsTensor(m, paddings, 'pad: paddings');
       return one('PadV2', [x, p, ten(m, valueFor(constantValue, x.dtype), x.dtype)]);
     }),
     mirrorPad: helper('mirrorPad', (m, x, paddings, mode) => {
-      const p = temp(m, ctx.tensor(Int32Array.from(ints(Array.from(paddings).flat(), 'mirrorPad: paddings')), [paddings.length, 2], 'int32'));
+      const p = paddingsTensor(m, paddings, 'mirrorPad: paddings');
       return one('MirrorPad', [ten(m, x), p], { mode: upper(mode) });
     }),
     tile: helper('tile', (m, x, reps) => one('Tile', [ten(m, x), int(m, reps, 'tile: reps', false, true)])),
@@ -685,9 +694,16 @@ export function makeOps(ctx) {
       if (list.some((t) => t.dtype !== list[0].dtype)) throw invalid('addN: all tensors passed to tf.addN() must have the same dtype');
       return one('AddN', list);
     }),
-    einsum: helper('einsum', (m, equation, ...tensors) => one('Einsum', tensors.map((t) => ten(m, t)), { equation })),
+    einsum: helper('einsum', (m, equation, ...tensors) => {
+      const list = tensors.map((t) => ten(m, t));
+      const d = list.reduce((acc, t) => wider(acc, t.dtype), 'bool');
+      if (d === 'float32' || d === 'bool') return one('Einsum', list.map((t) => cast(m, t, d)), { equation });
+      // The runtime's Einsum is float32 only: integers are summed in float32 (exact below 2^24).
+      const y = temp(m, one('Einsum', list.map((t) => float(m, t)), { equation }));
+      return one('Cast', [y], { DstT: d });
+    }),
     depthToSpace: helper('depthToSpace', (m, x, blockSize, dataFormat = 'NHWC') =>
-      one('DepthToSpace', [ten(m, x)], { block_size: blockSize, data_format: dataFormat }),
+      one('DepthToSpace', [ten(m, x)], { block_size: int1(blockSize, 'depthToSpace: blockSize'), data_format: dataFormat }),
     ),
     fill: helper('fill', (m, shape, value, dtype) => {
       const d = dtype ?? (typeof value === 'boolean' ? 'bool' : typeof value === 'bigint' ? 'int64' : 'float32');

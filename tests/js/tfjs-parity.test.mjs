@@ -293,6 +293,8 @@ const SHAPES = [
   ['addN int32', (o) => o.addN([I(o), I2(o)])],
   ['addN mixed dtypes', (o) => o.addN([I(o), F(o)])],
   ['einsum', (o) => o.einsum('ij,kj->ik', F(o), F2(o))],
+  ['einsum int32', (o) => o.einsum('ij,kj->ik', I(o), I2(o))],
+  ['einsum int32 and float32', (o) => o.einsum('ij,kj->ik', I(o), F2(o))],
   ['depthToSpace', (o) => o.depthToSpace(o.reshape(o.range(0, 8), [1, 1, 2, 4]), 2)],
   ['x.depthToSpace', (o) => o.reshape(o.range(0, 8), [1, 1, 2, 4]).depthToSpace(2)],
   ['fill', (o) => o.fill([2, 3], 1.5)],
@@ -513,6 +515,8 @@ test('axes and shapes that are not integers are InvalidArgument naming the argum
     throwsCode(() => ctx.ops.fill(bad, 7), 'InvalidArgument', /fill: shape/);
     throwsCode(() => x.reshape(bad), 'InvalidArgument', /reshape: shape/);
     throwsCode(() => x.tile(bad), 'InvalidArgument', /tile: reps/);
+    throwsCode(() => x.pad(bad), 'InvalidArgument', /pad: paddings/);
+    throwsCode(() => x.pad([[0, 0], [bad, 1]]), 'InvalidArgument', /pad: paddings/);
   }
   throwsCode(() => x.sum(2), 'InvalidArgument', /sum: .*range \[-2, 2\).* 2/);
   x.dispose();
