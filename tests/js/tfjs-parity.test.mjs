@@ -464,8 +464,46 @@ function insteadOf(instead, fn) {
   return runOn('tfjs', (o) => fn(floats(o)));
 }
 
+/** Helpers TF.js has no counterpart of (so no case compares them): their own tests are in ops.test.mjs. */
+const EAGER_ONLY = new Set(['identity', 'biasAdd', 'resizeBilinear', 'resizeNearestNeighbor', 'dispose']);
+
+/**
+ * Records which ctx.ops helpers and Tensor methods the cases call directly (not those a helper
+ * calls inside): wraps each in `ctx.ops` and on Tensor.prototype; returns [called, restore].
+ */
+function recordCalls(ctx) {
+  const called = new Set();
+  let depth = 0;
+  const wrap = (owner, key, label) => {
+    const f = owner[key];
+    owner[key] = function (...args) {
+      if (depth === 0) called.add(label);
+      depth++;
+      try {
+        return f.apply(this, args);
+      } finally {
+        depth--;
+      }
+    };
+    return () => {
+      owner[key] = f;
+    };
+  };
+  const restore = [];
+  for (const [k, f] of Object.entries(ctx.ops)) if (typeof f === 'function') restore.push(wrap(ctx.ops, k, `ops.${k}`));
+  for (const k of Object.keys(ctx.ops.image)) restore.push(wrap(ctx.ops.image, k, `ops.image.${k}`));
+  const methods = Object.getOwnPropertyNames(Tensor.prototype).filter((k) => {
+    const d = Object.getOwnPropertyDescriptor(Tensor.prototype, k);
+    return typeof d.value === 'function' && k !== 'constructor';
+  });
+  for (const k of methods) restore.push(wrap(Tensor.prototype, k, `x.${k}`));
+  const names = [...Object.keys(ctx.ops).filter((k) => k !== 'image').map((k) => `ops.${k}`), ...Object.keys(ctx.ops.image).map((k) => `ops.image.${k}`), ...methods.map((k) => `x.${k}`)];
+  return [called, names, () => restore.forEach((r) => r())];
+}
+
 test('ctx.ops and the Tensor methods agree with TF.js 4.22 (CPU backend) on dtype, shape and values', () => {
   const ctx = new EagerContext();
+  const [called, names, restore] = recordCalls(ctx);
   const failures = [];
   const used = new Set();
   let compared = 0;
@@ -496,6 +534,11 @@ test('ctx.ops and the Tensor methods agree with TF.js 4.22 (CPU backend) on dtyp
   assert.equal(failures.length, 0, `${failures.length} of ${CASES.length} cases differ from TF.js:\n${failures.join('\n')}`);
   for (const [re, why] of DEVIATIONS) assert.ok(used.has(re), `deviation ${re} (${why}) is needed by no case: remove it`);
   assert.ok(compared > 1000, `only ${compared} cases compared`);
+  restore();
+  // Every helper and method TF.js has is compared by some case (the Tensor's own members aside).
+  const own = new Set(['x.dataSync', 'x.data', 'x.readInto', 'x.arraySync', 'x.array', 'x.dispose', 'x.toString', 'x.print']);
+  const uncovered = names.filter((n) => !called.has(n) && !own.has(n) && !EAGER_ONLY.has(n.replace(/^(ops|x)\./, '')));
+  assert.deepEqual(uncovered, [], 'helpers or methods no case calls');
   assert.equal(ctx.memory().numTensors, 0, 'tensors left behind');
   ctx.dispose();
 });
