@@ -507,6 +507,8 @@ export function makeOps(ctx) {
     }),
   };
 
+  /** ctx.tensor, with TF.js's reading of numbers as bool (true when they round to non-zero). */
+  const make = (values, shape, dtype) => ctx.tensor(dtype === 'bool' ? roundedBools(values) : values, shape, dtype);
   /** A number for a tensor of `dtype` as TF.js stores it: truncated toward zero for integers. */
   const valueFor = (v, dtype) => (typeof v === 'number' && INTEGER.has(dtype) && Number.isFinite(v) ? Math.trunc(v) : v);
   /** TF.js's tensor1d..tensor4d: `values` nested to rank n, or flat with a shape of n dims. */
@@ -523,7 +525,7 @@ export function makeOps(ctx) {
       if (n > 1 && rank === 1 && (shape === undefined || shape === null)) {
         throw invalid(`${fn}() requires shape to be provided when \`values\` are a flat/TypedArray`);
       }
-      return ctx.tensor(values, shape ?? undefined, dtype);
+      return make(values, shape ?? undefined, dtype);
     };
 
   Object.assign(ops, {
@@ -531,10 +533,10 @@ export function makeOps(ctx) {
     resizeBilinear: image.resizeBilinear,
     resizeNearestNeighbor: image.resizeNearestNeighbor,
     clone: ops.identity,
-    tensor: (values, shape, dtype) => ctx.tensor(values, shape, dtype),
+    tensor: (values, shape, dtype) => make(values, shape, dtype),
     scalar: (value, dtype) => {
       if (value !== null && typeof value === 'object') throw invalid('scalar(): the value must be a primitive (a number, boolean or bigint)');
-      return ctx.tensor(value, [], dtype);
+      return make(value, [], dtype);
     },
     tensor1d: tensorN(1),
     tensor2d: tensorN(2),

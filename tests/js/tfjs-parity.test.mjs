@@ -100,6 +100,11 @@ const DEVIATIONS = [
     'an axis that is a boolean, a Date or a fraction: TF.js coerces it to a number (true is 1); eager-wasm refuses it, naming the argument',
     'throws',
   ],
+  [
+    /^tensor int32 from fractions$/,
+    'a tensor of int32 from fractions: TF.js truncates them; eager-wasm makes every tensor from values converted exactly or refused (InvalidArgument)',
+    'throws',
+  ],
   [/^(cumsum|cumprod)\(\w+, -1/, "a negative axis in cumsum/cumprod: TF.js's CPU kernel returns a malformed shape ([,2]); eager-wasm counts it from the end", 'alt'],
   [
     /^conv2d numeric pad, unequal strides$/,
@@ -313,7 +318,10 @@ const SHAPES = [
   ['linspace zero samples', (o) => o.linspace(0, 1, 0)],
   ['tensor', (o) => o.tensor([[1, 2], [3, 4]])],
   ['tensor with a shape', (o) => o.tensor([1, 2, 3, 4], [2, 2], 'int32')],
+  ['tensor bool from numbers', (o) => o.tensor([0.25, 0.6, -1, 0], undefined, 'bool')],
+  ['tensor int32 from fractions', (o) => o.tensor([1.5, -2.7], undefined, 'int32')],
   ['scalar', (o) => o.scalar(3.5)],
+  ['scalar bool from a number', (o) => o.scalar(0.4, 'bool')],
   ['scalar int32', (o) => o.scalar(3, 'int32')],
   ['scalar bool', (o) => o.scalar(true)],
   ['scalar of an array', (o) => o.scalar([1])],
