@@ -773,8 +773,6 @@ export interface Ops {
   tensor2d<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, shape?: [number, number], dtype?: T): Tensor<T>;
   tensor3d<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, shape?: [number, number, number], dtype?: T): Tensor<T>;
   tensor4d<V extends TensorLike, T extends DType = DTypeOf<V>>(values: V, shape?: [number, number, number, number], dtype?: T): Tensor<T>;
-  /** TF.js's `tf.dispose`: disposes every tensor in `container` (a Tensor, or arrays, plain objects, Maps and Sets of them). */
-  dispose(container: unknown): void;
 }
 
 export class EagerContext {

@@ -110,7 +110,7 @@ const INTEGER = new Set(['uint8', 'int32', 'int64']);
 /** Helpers that are not Tensor methods: they do not take the tensor they work on first (or TF.js has no such method). */
 const NOT_METHODS = new Set([
   'concat', 'stack', 'addN', 'einsum', 'zeros', 'ones', 'fill', 'range', 'linspace', 'where', 'image',
-  'tensor', 'scalar', 'tensor1d', 'tensor2d', 'tensor3d', 'tensor4d', 'dispose', 'moments', 'gatherND',
+  'tensor', 'scalar', 'tensor1d', 'tensor2d', 'tensor3d', 'tensor4d', 'moments', 'gatherND',
 ]);
 
 /**
@@ -542,23 +542,6 @@ export function makeOps(ctx) {
     tensor2d: tensorN(2),
     tensor3d: tensorN(3),
     tensor4d: tensorN(4),
-    /** TF.js's tf.dispose: every tensor in `container` (a Tensor, or arrays and plain objects of them). */
-    dispose(container) {
-      const seen = new Set();
-      const walk = (v) => {
-        if (v === null || typeof v !== 'object' || seen.has(v)) return;
-        seen.add(v);
-        if (isTensor(v)) v.dispose();
-        else if (Array.isArray(v)) v.forEach(walk);
-        else if (v instanceof Map || v instanceof Set) v.forEach(walk);
-        else if ([Object.prototype, null].includes(Object.getPrototypeOf(v))) Object.values(v).forEach(walk);
-      };
-      try {
-        walk(container);
-      } catch (e) {
-        throw e instanceof EagerError ? e : invalid(`dispose: the container could not be read: ${messageOf(e)}`, e);
-      }
-    },
     matMul: helper('matMul', (m, a, b, transposeA = false, transposeB = false) => {
       if (isOptions(transposeA)) ({ transposeA, transposeB } = transposeA);
       const [ta, tb, d] = operands(m, a, b);

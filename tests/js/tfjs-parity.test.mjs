@@ -473,7 +473,7 @@ function insteadOf(instead, fn) {
 }
 
 /** Helpers TF.js has no counterpart of (so no case compares them): their own tests are in ops.test.mjs. */
-const EAGER_ONLY = new Set(['identity', 'biasAdd', 'resizeBilinear', 'resizeNearestNeighbor', 'dispose']);
+const EAGER_ONLY = new Set(['identity', 'biasAdd', 'resizeBilinear', 'resizeNearestNeighbor']);
 
 /**
  * Records which ctx.ops helpers and Tensor methods the cases call directly (not those a helper
@@ -598,20 +598,5 @@ test('dtype errors speak of the TF.js argument, once', () => {
   assert.equal(y.dtype, 'float32');
   assert.deepEqual(Array.from(y.dataSync()), [0, 0.2, 1].map(Math.fround));
   for (const t of [i, f, px, y]) t.dispose();
-  ctx.dispose();
-});
-
-test('ctx.ops.dispose releases every tensor in a container, as tf.dispose', () => {
-  const ctx = new EagerContext();
-  const a = ctx.tensor([1]);
-  const b = ctx.tensor([2]);
-  const c = ctx.tensor([3]);
-  ctx.ops.dispose([a, { b, nested: [c, 5, 'x'] }]);
-  assert.ok(a.isDisposed && b.isDisposed && c.isDisposed);
-  const d = ctx.tensor([4]);
-  ctx.ops.dispose(d);
-  assert.ok(d.isDisposed);
-  ctx.ops.dispose(null);
-  assert.equal(ctx.memory().numTensors, 0);
   ctx.dispose();
 });
