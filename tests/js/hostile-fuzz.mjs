@@ -117,8 +117,7 @@ export function fuzzBoundary(api, { ms = 3000, seed = 1 } = {}) {
   const shape = () => (rnd() < 0.7 ? Array.from({ length: int(5) }, () => pick([0, 1, 2, 4, -1, 1.5, 2 ** 40])) : value(1));
 
   const helpers = [
-    // (ops.dispose would release the pool itself, as tf.dispose does)
-    ...Object.entries(ctx.ops).filter(([k, f]) => typeof f === 'function' && k !== 'dispose'),
+    ...Object.entries(ctx.ops).filter(([, f]) => typeof f === 'function'),
     ...Object.entries(ctx.ops.image ?? {}).map(([k, f]) => [`image.${k}`, f]),
   ];
   const methods = Object.keys(ctx.ops).filter((k) => typeof api.Tensor.prototype[k] === 'function' && k !== 'dispose');
