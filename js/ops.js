@@ -180,6 +180,14 @@ export function makeOps(ctx) {
         for (const t of made) t.dispose();
       }
     };
+  /** Op `op` on `inputs` for helper `name` without the helper's wrapping (the hot path), its failure said as the helper's. */
+  const direct = (name, op, inputs) => {
+    try {
+      return one(op, inputs);
+    } catch (e) {
+      throw e instanceof EagerError ? inTermsOf(name, e) : e;
+    }
+  };
   /** A temporary: `t`, disposed when the helper returns. */
   const temp = (made, t) => {
     made.push(t);
@@ -236,7 +244,7 @@ export function makeOps(ctx) {
   const ops = {};
   for (const op of FLOAT_UNARY.split(' ')) {
     const name = jsName(op);
-    ops[name] = (x) => (isTensor(x) && x.dtype === 'float32' ? one(op, [x]) : slowFloat(x));
+    ops[name] = (x) => (isTensor(x) && x.dtype === 'float32' ? direct(name, op, [x]) : slowFloat(x));
     const slowFloat = helper(name, (m, x) => one(op, [float(m, ten(m, x))]));
   }
   for (const op of INTEGER_UNARY.split(' ')) {
@@ -294,7 +302,7 @@ export function makeOps(ctx) {
     ops[name] =
       op === 'FloorDiv'
         ? slow
-        : (a, b) => (isTensor(a) && isTensor(b) && a.dtype === 'float32' && b.dtype === 'float32' ? one(op, [a, b]) : slow(a, b));
+        : (a, b) => (isTensor(a) && isTensor(b) && a.dtype === 'float32' && b.dtype === 'float32' ? direct(name, op, [a, b]) : slow(a, b));
   }
   /** a `op` b for integer tensors, 0 where b is 0 (as TF.js's backends give). */
   const intDivide = (m, op, a, b) => {
