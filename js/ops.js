@@ -143,14 +143,6 @@ function inferredRank(v) {
   return rank;
 }
 
-/** JS values read as bool the way TF.js does: a number is true when it rounds to non-zero. */
-function roundedBools(v) {
-  if (typeof v === 'number') return Math.round(v) !== 0;
-  if (Array.isArray(v)) return v.map(roundedBools);
-  const kind = typedArrayKind(v);
-  return kind === undefined || kind.startsWith('Big') ? v : Array.from(v, (x) => Math.round(x) !== 0);
-}
-
 /** `shape` with a 1 put back at each of `axes` (non-negative), as TF.js's expandShapeToKeepDim. */
 function keepDimShape(shape, axes) {
   const out = [];
@@ -197,9 +189,23 @@ export function makeOps(ctx) {
   const ten = (made, v, dtype) => (isTensor(v) ? v : temp(made, ctx.tensor(v, undefined, dtype)));
   /** `v` as a tensor that must be of `dtype` (JS values are read as `dtype`), as TF.js's convertToTensor. */
   const typed = (made, v, dtype, arg, fn) => {
-    if (!isTensor(v)) return temp(made, ctx.tensor(dtype === 'bool' ? roundedBools(v) : v, undefined, dtype));
+    if (!isTensor(v)) return temp(made, make(v, undefined, dtype));
     if (v.dtype !== dtype) throw wrongDtype(arg, fn, dtype, v.dtype);
     return v;
+  };
+  /**
+   * ctx.tensor, with TF.js's reading of numbers as bool (true when they round to non-zero): the
+   * values are read (and checked) by ctx.tensor as they are, then rounded.
+   */
+  const make = (values, shape, dtype) => {
+    if (dtype !== 'bool' || typeof values === 'boolean') return ctx.tensor(values, shape, dtype);
+    const t = ctx.tensor(values, shape);
+    if (t.dtype === 'bool') return t;
+    try {
+      return ctx.tensor(Array.from(t.dataSync(), (x) => Math.round(Number(x)) !== 0), t.shape, 'bool');
+    } finally {
+      t.dispose();
+    }
   };
   /** An int32 tensor of `v` (a vector, or a scalar when `scalar`), unless `v` is a Tensor. */
   const int = (made, v, what, scalar, arrayOnly) => {
@@ -515,8 +521,6 @@ export function makeOps(ctx) {
     }),
   };
 
-  /** ctx.tensor, with TF.js's reading of numbers as bool (true when they round to non-zero). */
-  const make = (values, shape, dtype) => ctx.tensor(dtype === 'bool' ? roundedBools(values) : values, shape, dtype);
   /** A number for a tensor of `dtype` as TF.js stores it: truncated toward zero for integers. */
   const valueFor = (v, dtype) => (typeof v === 'number' && INTEGER.has(dtype) && Number.isFinite(v) ? Math.trunc(v) : v);
   /** TF.js's tensor1d..tensor4d: `values` nested to rank n, or flat with a shape of n dims. */
