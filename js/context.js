@@ -2,7 +2,7 @@
 
 import { WasmContext, scopeBegin, scopeEnd, weightPaths } from './eager_wasm.js';
 import { modelNeedsColdCode, loadColdCodeAsync } from './cold-code.js';
-import { EagerError, callWasm, toEagerError } from './errors.js';
+import { EagerError, STACK_OP, callWasm, ensureStack, toEagerError } from './errors.js';
 import { concat, fetchBytes, inMemoryWeights, resolveUrl, shardUrl, utf8 } from './fetch.js';
 import { ioFor, ioWrites, readOutputs } from './io.js';
 import { GraphModel, LayersModel } from './model.js';
@@ -20,28 +20,6 @@ const NO_TENSORS = () => undefined;
 
 /** Open tidy scopes (all contexts share one scope stack, as they share one tensor table). */
 let tidyDepth = 0;
-
-/**
- * A stack overflow inside wasm would abort Rust with a borrow held (the context then stays busy):
- * from this tidy depth on, tidy first checks in JS that the stack has room for a call into wasm,
- * so that runaway recursion through tidy fails here, with an EagerError, instead.
- */
-const DEEP_TIDY = 8;
-const STACK_PROBE_FRAMES = 2000;
-
-function probe(n) {
-  return n === 0 ? 0 : 1 + probe(n - 1);
-}
-
-function ensureStack() {
-  try {
-    probe(STACK_PROBE_FRAMES);
-  } catch (e) {
-    throw new EagerError('ResourceExhausted', `tidy() is nested ${tidyDepth} deep and the JS stack is nearly full`, {
-      cause: e,
-    });
-  }
-}
 
 /** A Tensor's handle, for attrs that take a tensor (undefined for anything else). */
 const attrHandle = (v) => handleOf(v);
@@ -72,16 +50,16 @@ export function writeHandles(inputs, op) {
 }
 
 /**
- * The tensors `result` holds, at any depth: in arrays, plain objects (prototype Object.prototype
+ * The tensors `result` holds (a Tensor itself, or at any depth): in arrays, plain objects (prototype Object.prototype
  * or null), Maps and Sets, each object visited once. Class instances and other objects are not
  * searched. Reading the result (a getter, a Proxy) runs here; a failure is an EagerError.
  */
-function keptTensors(result) {
+function tensorsIn(result, caller = 'tidy()') {
   const out = [];
   const seen = new Set();
   const stack = [result];
   try {
-    if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+    if (caller === 'tidy()' && result !== null && typeof result === 'object' && typeof result.then === 'function') {
       throw invalid('tidy() callback must be synchronous (it returned a Promise)');
     }
     while (stack.length > 0) {
@@ -100,9 +78,33 @@ function keptTensors(result) {
       }
     }
   } catch (e) {
-    throw e instanceof EagerError ? e : invalid(`tidy(): its result could not be read: ${messageOf(e)}`, e);
+    throw e instanceof EagerError ? e : invalid(`${caller}: its argument could not be read: ${messageOf(e)}`, e);
   }
   return out;
+}
+
+/** Tensors `keep()` saved from the open tidy scopes (handed to every scope's keep list as it closes). */
+const keptByKeep = new Set();
+
+/**
+ * `tf.keep`: saves `tensor`, made inside a tidy, from being disposed when that tidy (and every
+ * enclosing one) ends. Returns it. Outside any tidy it does nothing (nothing would dispose it).
+ */
+export function keep(tensor) {
+  if (handleOf(tensor) === undefined) throw invalid('keep() takes a Tensor');
+  if (tidyDepth > 0) keptByKeep.add(tensor);
+  return tensor;
+}
+
+/**
+ * `tf.dispose`: disposes every Tensor in `container`, a Tensor or arrays, plain objects, Maps and
+ * Sets of them at any depth (anything else in it is left alone). Disposing twice is harmless.
+ */
+export function dispose(container) {
+  for (const t of tensorsIn(container, 'dispose()')) {
+    keptByKeep.delete(t);
+    t.dispose();
+  }
 }
 
 export class EagerContext {
@@ -125,7 +127,7 @@ export class EagerContext {
   }
 
   get isDisposed() {
-    return this._w.isDisposed;
+    return callWasm(() => this._w.isDisposed, STACK_OP);
   }
 
   /**
@@ -140,6 +142,7 @@ export class EagerContext {
     const v = ioFor(dims.length);
     for (let i = 0; i < dims.length; i++) v[i] = dims[i];
     let handle;
+    ensureStack(STACK_OP, 'tensor()');
     try {
       handle = this._w.tensor(t.typed, dims.length);
     } catch (e) {
@@ -173,6 +176,7 @@ export class EagerContext {
     // Attrs first: their getters may run ops, which reuse the scratch buffer.
     const plain = attrs === undefined || attrs === null ? null : plainCopy(attrs, `the attrs of ${op}`, attrHandle);
     const n = writeHandles(inputs, op);
+    ensureStack(STACK_OP, op);
     try {
       return plain === null ? this._w.executeNoAttrs(id, n) : this._w.execute(id, n, plain);
     } catch (e) {
@@ -192,19 +196,22 @@ export class EagerContext {
       throw new EagerError('InvalidArgument', 'tidy() needs a function');
     }
     const depth = tidyDepth;
-    if (depth >= DEEP_TIDY) ensureStack();
-    scopeBegin(depth);
+    callWasm(() => scopeBegin(depth), STACK_OP);
     tidyDepth = depth + 1;
     let keep = NONE;
     try {
       const result = fn();
-      keep = keptTensors(result);
+      keep = tensorsIn(result);
       return result;
     } finally {
       tidyDepth = depth;
+      if (keptByKeep.size > 0) {
+        keep = [...keep, ...[...keptByKeep].filter((t) => !t.isDisposed)];
+        if (depth === 0) keptByKeep.clear(); // out of every scope: nothing will dispose them now
+      }
       const v = ioFor(keep.length);
       for (let i = 0; i < keep.length; i++) v[i] = handleOf(keep[i]);
-      scopeEnd(keep.length, depth);
+      callWasm(() => scopeEnd(keep.length, depth), STACK_OP);
     }
   }
 
@@ -268,6 +275,8 @@ export class EagerContext {
             ? loadFromText(this._w, modelJson, weights, onRestore)
             : this._w.loadModel(modelJson, weights, onRestore);
         });
+      } catch (e) {
+        throw wrongLoader(e, modelJson, layers) ?? e;
       } finally {
         load.restoring = false;
       }
@@ -370,7 +379,7 @@ export class EagerContext {
   memory() {
     // Scopes at or below the current tidy depth are left over (a tidy that could not close its
     // scope): close them before reporting. And give back an oversized scratch buffer.
-    scopeEnd(0, tidyDepth);
+    callWasm(() => scopeEnd(0, tidyDepth));
     ioFor(0);
     return callWasm(() => this._w.memory());
   }
@@ -395,7 +404,14 @@ export class EagerContext {
    * Releases everything the context owns: models, tensors, cached kernels, resources. Idempotent.
    * Loads under way are aborted (their downloads too) and reject with EagerError('Cancelled').
    */
-  dispose() {
+  dispose(...args) {
+    if (args.length > 0) {
+      // tf.dispose(tensors) habit: disposing the whole context instead would lose every model.
+      throw invalid(
+        'EagerContext.dispose() takes no argument: it releases the whole context, every model and tensor. ' +
+          "To dispose tensors use dispose(tensors) from 'eager-wasm' (as tf.dispose) or tensor.dispose()",
+      );
+    }
     let deferred = false;
     for (const load of this._loads) {
       load.controller.abort();
@@ -412,7 +428,7 @@ export class EagerContext {
     // Give the wasm-side object back now (not when the wrapper is collected), so that heap in use
     // returns to where it was before the context was made.
     this._w = new DisposedContext(w.id);
-    w.free();
+    callWasm(() => w.free());
   }
 }
 
@@ -429,6 +445,36 @@ for (const m of ['execute', 'executeNoAttrs', 'tensor', 'memory', 'cacheStats', 
   DisposedContext.prototype[m] = () => {
     throw new EagerError('FailedPrecondition', 'this EagerContext has been disposed; create a new one');
   };
+}
+
+/**
+ * When a load failed because the model.json is of the other format (a layers model given to
+ * loadGraphModel, or a graph model to loadLayersModel), an error that says which call to make;
+ * else null. Runs only after a failure, so a successful load never decodes the text twice.
+ */
+function wrongLoader(e, modelJson, layers) {
+  if (!(e instanceof EagerError) || e.code === 'Cancelled' || e.code === 'ResourceExhausted') return null;
+  let format;
+  try {
+    const text = typeof modelJson === 'string' ? modelJson : new TextDecoder().decode(modelJson);
+    format = /"format"\s*:\s*"([^"]{0,40})"/.exec(text)?.[1];
+  } catch {
+    return null;
+  }
+  if (!layers && format === 'layers-model') {
+    return new EagerError(
+      'InvalidArgument',
+      'this model.json is a layers model (format: layers-model, a Keras model); load it with ' +
+        'ctx.loadLayersModel(), after `await init({ layers: true })`',
+      { cause: e },
+    );
+  }
+  if (layers && format === 'graph-model') {
+    return new EagerError('InvalidArgument', 'this model.json is a graph model (format: graph-model); load it with ctx.loadGraphModel()', {
+      cause: e,
+    });
+  }
+  return null;
 }
 
 /** `loadGraphModel()` options, read once. */

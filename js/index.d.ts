@@ -84,18 +84,30 @@ export type Spatial = number | [number, number] | [number, number, number, numbe
  * (Keras) format (about 85 KB more gzipped). Of each, the relaxed-SIMD build (fused multiply-add in
  * matmul/conv kernels) is loaded where the engine validates relaxed-SIMD code, else the plain
  * SIMD128 one; `{ relaxedSimd: false }` forces the plain build. Pass a URL, Response, BufferSource
- * or WebAssembly.Module of one of the `eager_wasm*_bg.wasm` files to load that file. Idempotent:
- * the first call decides. Rejects with EagerError('Unavailable') if the module cannot be loaded.
+ * or WebAssembly.Module of one of the `eager_wasm*_bg.wasm` files to load that file. The first call
+ * chooses the build for the page: a later call asking for the same or less resolves, one asking for
+ * another build (`layers: true` after a graph-model build, `relaxedSimd: false` after a relaxed one,
+ * another module) rejects with EagerError('FailedPrecondition'). Rejects with
+ * EagerError('Unavailable') if the module cannot be loaded.
  *
  * Each build comes in two parts: the `_bg.wasm` init() loads holds what typical vision models and
  * the API's common paths run; the rest (rare ops and dtypes, most error paths) is in the matching
- * `_cold.wasm` next to it, loaded the first time it is needed: ahead, asynchronously, by
- * `loadGraphModel` for a model with ops outside the common set, else synchronously at the call (in a
- * browser, a synchronous request). `{ coldCode: 'at-init' }` loads both parts at init. If the cold
- * part cannot be loaded, the call that needed it throws EagerError('Unavailable').
+ * `_cold.wasm` next to it. In a browser it is fetched asynchronously once the page is idle after
+ * init (and ahead by `loadGraphModel` for a model with ops outside the common set), so a call rarely
+ * has to fetch it synchronously; in Node it is read from disk the first time it is needed.
+ * `{ coldCode: 'at-init' }` loads both parts before init resolves. If the cold part cannot be
+ * loaded, the call that needed it throws EagerError('Unavailable').
  */
 export function init(
-  input?: InitOptions | URL | string | Response | BufferSource | WebAssembly.Module | Promise<Response>,
+  input?:
+    | InitOptions
+    | URL
+    | string
+    | GlobalInstance<'Response'>
+    | ArrayBuffer
+    | ArrayBufferView
+    | WasmModule
+    | Promise<GlobalInstance<'Response'>>,
 ): Promise<void>;
 
 export interface InitOptions {
@@ -103,8 +115,12 @@ export interface InitOptions {
   relaxedSimd?: boolean;
   /** true: load the build that also reads layers (Keras) models (`loadLayersModel`). Default false. */
   layers?: boolean;
-  /** When to load the build's on-demand part (`_cold.wasm`): at first need (default) or at init. */
-  coldCode?: 'on-demand' | 'at-init';
+  /**
+   * When to load the build's on-demand part (`_cold.wasm`): once the page is idle after init
+   * (`'idle'`, the default; in Node the same as `'on-demand'`), at first need, or before init
+   * resolves.
+   */
+  coldCode?: 'idle' | 'on-demand' | 'at-init';
 }
 
 /**
@@ -271,16 +287,25 @@ export class Tensor<D extends DataType = DataType> {
   depthToSpace(blockSize: number, dataFormat?: 'NHWC' | 'NCHW'): Tensor<D>;
 }
 
+/**
+ * The instance type of the global class `K` where the program's libs declare it, else `never`: the
+ * types compile with or without the DOM lib (a page, a worker with lib `webworker`, Node with
+ * `@types/node`), and accept each platform's own classes.
+ */
+export type GlobalInstance<K extends string> = typeof globalThis extends { [P in K]: { prototype: infer T } } ? T : never;
+/** `WebAssembly.Module` where the libs declare it. */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer T } } } ? T : never;
+
 /** What `fromPixels` reads (the DOM types only where they exist, e.g. not in a worker). */
 export type PixelSource =
   | { data: Uint8Array | Uint8ClampedArray; width: number; height: number }
-  | ImageData
-  | HTMLImageElement
-  | HTMLCanvasElement
-  | HTMLVideoElement
-  | OffscreenCanvas
-  | ImageBitmap
-  | VideoFrame;
+  | GlobalInstance<'ImageData'>
+  | GlobalInstance<'HTMLImageElement'>
+  | GlobalInstance<'HTMLCanvasElement'>
+  | GlobalInstance<'HTMLVideoElement'>
+  | GlobalInstance<'OffscreenCanvas'>
+  | GlobalInstance<'ImageBitmap'>
+  | GlobalInstance<'VideoFrame'>;
 
 export interface CacheOptions {
   /** Entry bound (LRU eviction). Infinity or null: unbounded. Default: unbounded. */
@@ -525,7 +550,7 @@ export interface LoadOptions {
   /** Progress from 0 to 1: fetching up to 0.9, restoring weights the rest. */
   onProgress?: (fraction: number) => void;
   /** A fetch() to use instead of the global one. */
-  fetch?: (input: string, init?: { signal?: AbortSignal }) => Promise<Response>;
+  fetch?: (input: string, init?: { signal?: GlobalInstance<'AbortSignal'> }) => Promise<GlobalInstance<'Response'>>;
 }
 
 /** conv2d options (the earlier form; TF.js's positional arguments work too). */
@@ -842,10 +867,33 @@ export class EagerContext {
   resetCache(): void;
   /**
    * Releases models, tensors, kernels and resources of the context. Idempotent. Loads under way are
-   * aborted (downloads too) and reject with EagerError('Cancelled').
+   * aborted (downloads too) and reject with EagerError('Cancelled'). Takes no argument (throws
+   * InvalidArgument if given one): to dispose tensors, use `dispose(tensors)` or `tensor.dispose()`.
    */
   dispose(): void;
 }
+
+/** A Tensor, or arrays, plain objects, Maps and Sets of Tensors at any depth. */
+export type TensorContainer =
+  | Tensor
+  | null
+  | undefined
+  | TensorContainer[]
+  | { [key: string]: TensorContainer }
+  | Map<unknown, TensorContainer>
+  | Set<TensorContainer>;
+
+/**
+ * As `tf.dispose`: disposes every Tensor in `container` (a Tensor, or arrays, plain objects, Maps
+ * and Sets of them at any depth). Disposing a tensor twice is harmless.
+ */
+export function dispose(container: TensorContainer): void;
+
+/**
+ * As `tf.keep`: saves a tensor made inside `ctx.tidy` from being disposed when that tidy (and every
+ * enclosing one) ends. Returns it.
+ */
+export function keep<T extends Tensor>(tensor: T): T;
 
 /** Names of every op the runtime implements, sorted. */
 export function registeredOps(): string[];

@@ -10,5 +10,5 @@
 export { EagerError } from './errors.js';
 export { init, registeredOps, resetPeakMemory, wasmFeatures } from './runtime.js';
 export { Tensor } from './tensor.js';
-export { EagerContext } from './context.js';
+export { EagerContext, dispose, keep } from './context.js';
 export { GraphModel, LayersModel } from './model.js';

@@ -2,7 +2,7 @@
 // output records cross the boundary (no strings, no wasm-bindgen objects on the execute path).
 
 import { ioLength, ioReserve } from './eager_wasm.js';
-import { callWasm } from './errors.js';
+import { STACK_OP, callWasm } from './errors.js';
 import { wasmMemory } from './runtime.js';
 import { DTYPES, Tensor } from './tensor.js';
 
@@ -26,7 +26,7 @@ export function ioFor(n) {
   ioWrites++;
   // A view over a buffer detached by memory.grow() has length 0.
   if (io.length < n || io.length === 0 || (io.length > IO_KEEP && n <= IO_KEEP)) {
-    const ptr = callWasm(() => ioReserve(n, true));
+    const ptr = callWasm(() => ioReserve(n, true), STACK_OP);
     io = new Float64Array(wasmMemory().buffer, ptr, ioLength());
   }
   return io;
@@ -35,7 +35,7 @@ export function ioFor(n) {
 /** A view of the scratch buffer holding `n` f64s written by wasm (never shrunk: they are read). */
 function ioRead(n) {
   if (io.length < n || io.length === 0) {
-    const ptr = callWasm(() => ioReserve(n, false));
+    const ptr = callWasm(() => ioReserve(n, false), STACK_OP);
     io = new Float64Array(wasmMemory().buffer, ptr, ioLength());
   }
   return io;

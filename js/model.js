@@ -1,6 +1,6 @@
 // GraphModel: a loaded TF.js graph model (inputs/outputs from its signature, predict, dispose).
 
-import { EagerError, callWasm } from './errors.js';
+import { EagerError, STACK_DEEP, callWasm } from './errors.js';
 import { ioFor, readOutputs } from './io.js';
 import { invalid, messageOf } from './snapshot.js';
 import { handleOf } from './tensor.js';
@@ -33,7 +33,7 @@ export class GraphModel {
    */
   predict(x) {
     const names = stageFeeds(this, x, 'predict');
-    const len = callWasm(() => this._w.predict(names));
+    const len = callWasm(() => this._w.predict(names), STACK_DEEP);
     const out = readOutputs(this.context, len);
     if (out.length === 1) return out[0];
     // No prototype: an output named like an Object.prototype member ('__proto__', 'constructor')
@@ -65,7 +65,7 @@ export class GraphModel {
    */
   profile(x) {
     const names = stageFeeds(this, x, 'profile');
-    const [json, ms, wallMs] = callWasm(() => this._w.profile(names));
+    const [json, ms, wallMs] = callWasm(() => this._w.profile(names), STACK_DEEP);
     const nodes = JSON.parse(json);
     const ops = new Map();
     let totalMs = 0;
@@ -120,19 +120,49 @@ export class GraphModel {
 /** The typed array that holds zeros of each input dtype for warmup(). */
 const ZEROS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array, uint8: Uint8Array };
 
-function executeModel(model, inputs, outputs, what) {
-  const single = typeof outputs === 'string';
+/** The output names an execute() call asks for: a string, an array of strings, or none. */
+function wantedOutputs(model, outputs, what) {
+  if (outputs === undefined || outputs === null) return model._outputNames.slice();
+  if (typeof outputs === 'string') return [outputs];
   let wanted;
   try {
-    wanted = outputs == null ? model._outputNames.slice() : single ? [outputs] : Array.from(outputs);
+    if (!Array.isArray(outputs)) throw invalid(`${what}() outputs must be a string or an array of strings, got ${describe(outputs)}`);
+    wanted = Array.from(outputs);
   } catch (e) {
-    throw invalid(`the ${what}() output names could not be read: ${messageOf(e)}`, e);
+    throw e instanceof EagerError ? e : invalid(`the ${what}() output names could not be read: ${messageOf(e)}`, e);
   }
-  if (wanted.some((o) => typeof o !== 'string')) {
-    throw invalid(`${what}() outputs must be a string or an array of strings`);
+  const bad = wanted.findIndex((o) => typeof o !== 'string');
+  if (bad >= 0) throw invalid(`${what}() outputs[${bad}] must be a string, got ${describe(wanted[bad])}`);
+  return wanted;
+}
+
+const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v);
+
+function executeModel(model, inputs, outputs, what) {
+  const single = typeof outputs === 'string';
+  const wanted = wantedOutputs(model, outputs, what);
+  if (model instanceof LayersModel) {
+    // A layers model names its outputs by output layer; its inner layers are not graph nodes.
+    const index = wanted.map((o) => {
+      const i = model._outputNames.findIndex((n) => n === o || `${n}:0` === o);
+      if (i < 0) {
+        throw new EagerError(
+          'NotFound',
+          `${what}(): '${o}' is not an output of this layers model (its outputs: ${model._outputNames.join(', ')}); ` +
+            'inner layers cannot be fetched',
+        );
+      }
+      return i;
+    });
+    const names = stageFeeds(model, inputs, what);
+    const all = readOutputs(model.context, callWasm(() => model._w.predict(names), STACK_DEEP));
+    const picked = index.map((i) => all[i]);
+    // Outputs not asked for are disposed; one asked for twice is returned twice (as the same tensor).
+    for (const t of all) if (!picked.includes(t)) t.dispose();
+    return single || (outputs == null && picked.length === 1) ? picked[0] : picked;
   }
   const names = stageFeeds(model, inputs, what);
-  const len = callWasm(() => model._w.execute(names, wanted));
+  const len = callWasm(() => model._w.execute(names, wanted), STACK_DEEP);
   const out = readOutputs(model.context, len);
   return single || (outputs == null && out.length === 1) ? out[0] : out;
 }

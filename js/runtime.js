@@ -2,7 +2,7 @@
 
 import wbgInit, { initRuntime, layersBuild, opNames, relaxedSimdBuild, resetHeapPeak } from './eager_wasm.js';
 import { bindColdCode, coldCodeLoaded, isSplit, loadColdCodeAsync } from './cold-code.js';
-import { EagerError } from './errors.js';
+import { EagerError, callWasm } from './errors.js';
 
 let exportsRef = null; // the wasm instance exports, after init()
 let initPromise = null;
@@ -35,9 +35,12 @@ function engineHasRelaxedSimd() {
  * reads the layers (Keras) format, about 85 KB more gzipped, as TF.js ships tfjs-layers apart.
  * Of each, the relaxed-SIMD build (fused multiply-add) is taken where the engine supports it, else
  * the plain SIMD128 one; `{ relaxedSimd: false }` forces the plain one. Pass a URL, Response,
- * BufferSource or WebAssembly.Module to load a given file. Idempotent: the first call decides.
- * The build's on-demand part (js/cold-code.js) is loaded at first need, or here with
- * `{ coldCode: 'at-init' }`.
+ * BufferSource or WebAssembly.Module to load a given file. The first call decides: a later call
+ * that asks for another build (`layers`, `relaxedSimd: false`, another source) rejects with
+ * FailedPrecondition; one that asks for the same or less resolves.
+ * The build's on-demand part (js/cold-code.js): in a browser fetched asynchronously once the page
+ * is idle (`coldCode: 'idle'`, the default), or only at first need (`'on-demand'`), or before
+ * init() resolves (`'at-init'`); in Node read from disk at first need unless `'at-init'`.
  */
 export function init(input) {
   let coldCode;
@@ -46,11 +49,22 @@ export function init(input) {
   } catch (e) {
     return Promise.reject(new EagerError('InvalidArgument', 'init(): the options could not be read', { cause: e }));
   }
-  if (coldCode !== undefined && coldCode !== 'on-demand' && coldCode !== 'at-init') {
+  if (coldCode !== undefined && coldCode !== 'idle' && coldCode !== 'on-demand' && coldCode !== 'at-init') {
     const got = typeof coldCode === 'string' ? `'${coldCode}'` : typeof coldCode;
-    return Promise.reject(new EagerError('InvalidArgument', `init(): coldCode must be 'on-demand' or 'at-init', got ${got}`));
+    return Promise.reject(
+      new EagerError('InvalidArgument', `init(): coldCode must be 'idle', 'on-demand' or 'at-init', got ${got}`),
+    );
+  }
+  if (initPromise !== null) {
+    // One build per page: a later call either asks for what is loaded (or less) or fails.
+    const first = initPromise;
+    return first.then(async () => {
+      refuseOtherBuild(input);
+      if (coldCode === 'at-init') await loadColdCodeAsync();
+    });
   }
   if (initPromise === null) {
+    firstSource = isInitOptions(input) || input === undefined ? null : input;
     initPromise = (async () => {
       let source = input;
       if (source === undefined || isInitOptions(source)) {
@@ -82,6 +96,8 @@ export function init(input) {
       initRuntime();
       if (coldCode === 'at-init') {
         await loadColdCodeAsync();
+      } else if (!isNode && (coldCode ?? 'idle') === 'idle') {
+        prefetchWhenIdle();
       }
     })().catch((e) => {
       initPromise = null;
@@ -91,6 +107,16 @@ export function init(input) {
     });
   }
   return initPromise;
+}
+
+/**
+ * Loads the on-demand part once the page is idle, so that a rare op later finds it ready instead of
+ * fetching it with a synchronous request. Not in Node, where the part is read from disk when needed.
+ */
+function prefetchWhenIdle() {
+  const start = () => loadColdCodeAsync().catch(() => {}); // a failure is reported by the call that needs it
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(start, { timeout: 5000 });
+  else setTimeout(start, 1000);
 }
 
 // The cold half of a build (js/cold-code.js), next to it; one literal each, for bundlers.
@@ -109,6 +135,30 @@ function coldCodeUrl(file) {
   }
 }
 
+/** The build source the first init() call was given (null: the package's own files). */
+let firstSource = null;
+
+/**
+ * Rejects a later init() call whose options ask for a build other than the loaded one: the
+ * instance holds every tensor and model of the page, so it is never swapped.
+ */
+function refuseOtherBuild(input) {
+  const loaded = layersBuild() ? 'the build with the layers format' : 'the graph-model build (no layers format)';
+  const refuse = (why) =>
+    new EagerError(
+      'FailedPrecondition',
+      `init() was already called and loaded ${loaded}${relaxedSimdBuild() ? ' with relaxed SIMD' : ''}; ${why}. ` +
+        'The first init() call chooses the build for the page: pass the same options to every call (e.g. init({ layers: true }) everywhere)',
+    );
+  if (input === undefined) return;
+  if (!isInitOptions(input)) {
+    if (input !== firstSource) throw refuse('this call gives another module to load');
+    return;
+  }
+  if (input.layers === true && !layersBuild()) throw refuse('this call asks for the layers format');
+  if (input.relaxedSimd === false && relaxedSimdBuild()) throw refuse('this call asks for the plain SIMD build');
+}
+
 function isInitOptions(v) {
   return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 }
@@ -118,8 +168,8 @@ export function wasmFeatures() {
   ensureInit();
   return {
     simd: true,
-    relaxedSimd: relaxedSimdBuild(),
-    layers: layersBuild(),
+    relaxedSimd: callWasm(relaxedSimdBuild),
+    layers: callWasm(layersBuild),
     split: isSplit(),
     coldCodeLoaded: coldCodeLoaded(),
   };
@@ -134,13 +184,13 @@ export function ensureInit() {
 /** Names of every op the runtime implements, sorted. */
 export function registeredOps() {
   ensureInit();
-  return opNames();
+  return callWasm(opNames);
 }
 
 /** Sets the heap high-water mark (memory().heapPeakBytes) back to the current heap in use. */
 export function resetPeakMemory() {
   ensureInit();
-  resetHeapPeak();
+  callWasm(resetHeapPeak);
 }
 
 /** The wasm instance's memory (after init()). */

@@ -42,7 +42,9 @@ export const TYPED_ARRAYS = {
 
 /** An InvalidArgument EagerError; `cause` is the error a read threw, if any. */
 export function invalid(message, cause) {
-  return new EagerError('InvalidArgument', message, cause === undefined ? undefined : { cause });
+  // Reading arguments can overflow the JS stack in deep recursion: that is no bad argument.
+  const code = cause instanceof RangeError && /call stack/i.test(messageOf(cause)) ? 'ResourceExhausted' : 'InvalidArgument';
+  return new EagerError(code, message, cause === undefined ? undefined : { cause });
 }
 
 /** The [[TypedArrayName]] of a real typed array ('Float32Array', ...), else undefined. */

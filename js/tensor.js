@@ -2,7 +2,7 @@
 // conversion of JS values (typed arrays, nested arrays, scalars) to typed arrays of a dtype.
 
 import { tensorData, tensorDispose, tensorIsLive, tensorReadInto } from './eager_wasm.js';
-import { EagerError, toEagerError } from './errors.js';
+import { EagerError, STACK_OP, callWasm } from './errors.js';
 import { MAX_RANK, describe, dimsOf, freshView, invalid, messageOf, typedArrayKind } from './snapshot.js';
 
 export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8'];
@@ -92,16 +92,14 @@ export class Tensor {
   }
 
   get isDisposed() {
-    return !tensorIsLive(this.#handle);
+    const h = this.#handle;
+    return !callWasm(() => tensorIsLive(h), STACK_OP);
   }
 
   /** A copy of the values: Float32Array, Int32Array, BigInt64Array (int64) or Uint8Array (bool). */
   dataSync() {
-    try {
-      return tensorData(this.#handle);
-    } catch (e) {
-      throw toEagerError(e);
-    }
+    const h = this.#handle;
+    return callWasm(() => tensorData(h), STACK_OP);
   }
 
   async data() {
@@ -121,11 +119,8 @@ export class Tensor {
     }
     // A fresh view: Rust reads its length and copies into it with no caller code in between.
     const view = freshView(target, kind, 'the readInto target');
-    try {
-      tensorReadInto(this.#handle, view);
-    } catch (e) {
-      throw toEagerError(e);
-    }
+    const h = this.#handle;
+    callWasm(() => tensorReadInto(h, view), STACK_OP);
     return target;
   }
 
@@ -142,8 +137,9 @@ export class Tensor {
 
   /** Releases the tensor's memory. Idempotent. */
   dispose() {
+    const h = this.#handle;
+    callWasm(() => tensorDispose(h), STACK_OP);
     this._released = true;
-    tensorDispose(this.#handle);
   }
 
   /**

@@ -27,7 +27,8 @@ const { init, EagerContext, EagerError, registeredOps } = api;
 const log = [];
 const check = (cond, msg) => { if (!cond) throw new Error('check failed: ' + msg); log.push('ok ' + msg); };
 try {
-  await init();
+  // 'on-demand': no prefetch when the page is idle, so the checks below see which part ran what.
+  await init({ coldCode: 'on-demand' });
   const ops = new Set(registeredOps());
   const ctx = new EagerContext({ cache: { maxBytes: 64 * 2 ** 20 } });
   const a = ctx.tensor(new Float32Array([1, 2, 3, 4]), [2, 2]);
