@@ -29,20 +29,28 @@ const attrHandle = (v) => handleOf(v);
  * An array with getters or a Proxy may run caller code while being read: if that code used the
  * buffer (ran an op), the call fails instead of reading handles it overwrote.
  */
+/** Inputs read before they are written to the scratch buffer (most ops take a few). */
+const HANDLES_KEEP = 64;
+const handleScratch = new Float64Array(HANDLES_KEEP);
+
 export function writeHandles(inputs, op) {
   if (inputs === undefined || inputs === null) return 0;
   try {
     if (!Array.isArray(inputs)) throw invalid(`the inputs of ${op} must be an array of Tensors`);
     const n = inputs.length;
     if (n > MAX_INPUTS) throw invalid(`${op} was given ${n} inputs (at most ${MAX_INPUTS})`);
-    const v = ioFor(n);
+    // Every input is read (a getter or Proxy may run caller code, which may grow wasm memory and
+    // detach a view taken before) before the scratch buffer is taken.
     const writes = ioWrites;
+    const hs = n <= HANDLES_KEEP ? handleScratch : new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const h = handleOf(inputs[i]);
       if (h === undefined) throw invalid(`input ${i} of ${op} is not a Tensor`);
-      v[i] = h;
+      hs[i] = h;
     }
     if (ioWrites !== writes) throw invalid(`the inputs of ${op} ran an op while being read`);
+    const v = ioFor(n);
+    for (let i = 0; i < n; i++) v[i] = hs[i];
     return n;
   } catch (e) {
     throw e instanceof EagerError ? e : invalid(`the inputs of ${op} could not be read: ${messageOf(e)}`, e);
