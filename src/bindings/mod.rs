@@ -3,6 +3,7 @@
 //! structured errors) into the public API.
 
 mod attrs;
+mod cell;
 #[cfg(feature = "cold-split")]
 mod cold_code;
 mod context;
@@ -14,10 +15,12 @@ mod tensor;
 
 use wasm_bindgen::prelude::*;
 
-/// Installs the panic hook so that a true bug is reported legibly in the console.
+/// Installs the panic hook so that a true bug is reported legibly in the console. Returns where
+/// the borrow epoch lives in wasm memory (`cell.rs`), for the on-demand part's loader.
 #[wasm_bindgen(js_name = initRuntime)]
-pub fn init_runtime() {
+pub fn init_runtime() -> u32 {
     console_error_panic_hook::set_once();
+    cell::epoch_address()
 }
 
 /// Heap high-water mark back to the current heap in use.

@@ -1,6 +1,7 @@
 //! `WasmModel`: a loaded TF.js graph model, tied to the context that loaded it (which disposes it
 //! when it is itself disposed).
 
+use super::cell::EpochCell;
 use super::errors::{disposed_model, headroom, js, JsResult};
 use super::state::{emit, gather, AnyModel, CtxState, ModelCell, WasmContext};
 #[cfg(feature = "layers")]
@@ -141,7 +142,7 @@ pub(crate) fn load(
             GraphModel::load(c, model_json, &source, &mut report).map(AnyModel::Graph)
         }
     })?;
-    let cell = Rc::new(RefCell::new(model));
+    let cell = Rc::new(EpochCell::new(model));
     state.add_model(&cell);
     Ok(WasmModel {
         state: state.clone(),
@@ -242,7 +243,7 @@ impl WasmModel {
                 })
                 .collect()
         }
-        let m = self.model.borrow();
+        let m = self.model.borrow_mut();
         let infos = Infos {
             inputs: list(m.inputs(), |k| {
                 m.graph().is_some_and(|g| g.input_is_optional(k))
@@ -255,7 +256,7 @@ impl WasmModel {
 
     #[wasm_bindgen(getter, js_name = isDisposed)]
     pub fn is_disposed(&self) -> bool {
-        self.model.try_borrow().is_ok_and(|m| m.is_disposed())
+        self.model.try_borrow_mut().is_some_and(|m| m.is_disposed())
     }
 
     /// Runs the model on the `names.length` tensor handles in io, fed by name (`x` or `x:0`);
@@ -282,7 +283,7 @@ impl WasmModel {
         headroom().map_err(js)?;
         let id = self.state.id;
         let run = || -> Result<Vec<Tensor>> {
-            let m = self.model.borrow();
+            let m = self.model.borrow_mut();
             if m.is_disposed() {
                 return Err(disposed_model());
             }
@@ -312,7 +313,7 @@ impl WasmModel {
         headroom().map_err(js)?;
         let id = self.state.id;
         let run = || -> Result<Array> {
-            let m = self.model.borrow();
+            let m = self.model.borrow_mut();
             if m.is_disposed() {
                 return Err(disposed_model());
             }
@@ -342,7 +343,7 @@ impl WasmModel {
 
     /// Releases every variable and tensor the model holds. Idempotent.
     pub fn dispose(&self) -> JsResult<()> {
-        if self.model.borrow().is_disposed() {
+        if self.model.borrow_mut().is_disposed() {
             return Ok(());
         }
         match self.state.with(|c| {
@@ -376,6 +377,6 @@ fn feeds(id: u32, names: &Array) -> Result<Vec<(String, Tensor)>> {
 
 impl WasmModel {
     fn state_is_disposed(&self) -> bool {
-        self.state.with(|_| Ok(())).is_err() && self.model.borrow().is_disposed()
+        self.state.with(|_| Ok(())).is_err() && self.model.borrow_mut().is_disposed()
     }
 }

@@ -2,6 +2,7 @@
 //! `Rc`, the JS class both add methods to, output emission and input gathering through the scratch
 //! buffer. Neither of the two modules imports the other.
 
+use super::cell::EpochCell;
 use super::errors::{busy_context, disposed_context};
 use super::tensor::{dtype_code, with_io, with_table};
 use crate::eager::EagerContext;
@@ -15,7 +16,7 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
 /// A loaded model, shared by its `WasmModel` and (weakly) by the context that disposes it.
-pub(crate) type ModelCell = RefCell<AnyModel>;
+pub(crate) type ModelCell = EpochCell<AnyModel>;
 
 /// A graph or a layers model: the same API to JS.
 pub(crate) enum AnyModel {
@@ -119,7 +120,7 @@ pub struct WasmContext {
 /// What the context and its models share.
 pub(crate) struct CtxState {
     pub id: u32,
-    ctx: RefCell<Option<EagerContext>>,
+    ctx: EpochCell<Option<EagerContext>>,
     /// Models loaded here, disposed with the context.
     models: RefCell<Vec<Weak<ModelCell>>>,
 }
@@ -128,20 +129,20 @@ impl CtxState {
     pub(crate) fn new(id: u32, ctx: EagerContext) -> Self {
         CtxState {
             id,
-            ctx: RefCell::new(Some(ctx)),
+            ctx: EpochCell::new(Some(ctx)),
             models: RefCell::new(Vec::new()),
         }
     }
 
     pub(crate) fn is_disposed(&self) -> bool {
-        matches!(self.ctx.try_borrow(), Ok(c) if c.is_none())
+        matches!(self.ctx.try_borrow_mut(), Some(c) if c.is_none())
     }
 
     /// Releases the context and its models (their variables); idempotent. The caller releases the
     /// context's tensors.
     pub(crate) fn dispose(&self) -> Result<()> {
         let ctx = {
-            let mut b = self.ctx.try_borrow_mut().map_err(|_| busy_context())?;
+            let mut b = self.ctx.try_borrow_mut().ok_or_else(busy_context)?;
             b.take()
         };
         let Some(mut ctx) = ctx else {
@@ -149,7 +150,7 @@ impl CtxState {
         };
         let models = std::mem::take(&mut *self.models.borrow_mut());
         for m in models.iter().filter_map(Weak::upgrade) {
-            if let Ok(mut m) = m.try_borrow_mut() {
+            if let Some(mut m) = m.try_borrow_mut() {
                 m.dispose(&mut ctx);
             }
         }
@@ -158,7 +159,7 @@ impl CtxState {
 
     /// Runs `f` on the live context: FailedPrecondition if disposed or re-entered from a callback.
     pub(crate) fn with<R>(&self, f: impl FnOnce(&mut EagerContext) -> Result<R>) -> Result<R> {
-        let mut b = self.ctx.try_borrow_mut().map_err(|_| busy_context())?;
+        let mut b = self.ctx.try_borrow_mut().ok_or_else(busy_context)?;
         let c = b.as_mut().ok_or_else(disposed_context)?;
         // Lists whose handles JS disposed since the last call.
         c.release_unreferenced();

@@ -7,12 +7,12 @@
 //! Also here: `tidy` scopes (which handles were made inside, released at scope end unless kept),
 //! typed-array copies in (one memcpy after the shape is validated) and out (one memcpy).
 
+use super::cell::EpochCell;
 use super::errors::{describe, js, JsResult};
 use crate::handles::{is_handle, Full, Handles, MAX_SLOTS};
 use crate::status::{failed_precondition, invalid_argument, resource_exhausted, Result, Status};
 use crate::tensor::{try_alloc, DType, Data, Shape, Tensor};
 use js_sys::{BigInt64Array, Float32Array, Int32Array, Uint8Array, Uint8ClampedArray};
-use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -26,15 +26,15 @@ pub(crate) struct Table {
 }
 
 thread_local! {
-    static TABLE: RefCell<Table> = const {
-        RefCell::new(Table {
+    static TABLE: EpochCell<Table> = const {
+        EpochCell::new(Table {
             handles: Handles::new(),
             tracked: Vec::new(),
             scope_starts: Vec::new(),
         })
     };
     /// Scratch for handles and dims in both directions. JS views it as a Float64Array.
-    static IO: RefCell<Vec<f64>> = RefCell::new(vec![0.0; IO_KEEP]);
+    static IO: EpochCell<Vec<f64>> = EpochCell::new(vec![0.0; IO_KEEP]);
 }
 
 /// The scratch buffer's usual size (f64s); a call that needed more gives the rest back afterwards.
