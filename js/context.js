@@ -1,7 +1,7 @@
 // EagerContext: tensors, execute, tidy, model loading, cache options and the memory report.
 
 import { WasmContext, scopeBegin, scopeEnd, weightPaths } from './eager_wasm.js';
-import { modelNeedsColdCode, loadColdCodeAsync } from './cold-code.js';
+import { ensureColdCodeFor, modelNeedsColdCode, loadColdCodeAsync } from './cold-code.js';
 import { EagerError, STACK_OP, callWasm, ensureStack, toEagerError } from './errors.js';
 import { concat, fetchBytes, inMemoryWeights, resolveUrl, shardUrl, utf8 } from './fetch.js';
 import { ioFor, ioWrites, readOutputs } from './io.js';
@@ -181,6 +181,7 @@ export class EagerContext {
    * The hot path: inputs go to the scratch buffer as handles, attrs as a plain copy.
    */
   _run(id, op, inputs, attrs) {
+    ensureColdCodeFor(op);
     // Attrs first: their getters may run ops, which reuse the scratch buffer.
     const plain = attrs === undefined || attrs === null ? null : plainCopy(attrs, `the attrs of ${op}`, attrHandle);
     const n = writeHandles(inputs, op);
