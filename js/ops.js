@@ -717,9 +717,20 @@ export function makeOps(ctx) {
     }),
     zeros: (shape, dtype = 'float32') => ops.fill(shape, 0, dtype),
     ones: (shape, dtype = 'float32') => ops.fill(shape, 1, dtype),
+    // range(start, stop, step = 1, dtype = 'float32') as TF.js's: empty where the step leads away
+    // from stop, a step of 1 counts down when stop < start.
     range: helper('range', (m, start, stop, step = 1, dtype = 'float32') => {
       if (step === 0) throw invalid('range: cannot have a step of zero');
-      return one('Range', [start, stop, step].map((v) => ten(m, valueFor(v, dtype), dtype)));
+      if (start === stop || (start < stop && step < 0) || (stop < start && step > 1)) return ctx.tensor([], [0], dtype);
+      if (stop < start && step === 1) step = -1;
+      if (dtype === 'int32' && ![start, stop, step].every(Number.isInteger)) {
+        // Fractional bounds: TF.js adds the step to the previous (truncated) value, in an Int32Array.
+        const values = new Int32Array(Math.abs(Math.ceil((stop - start) / step)));
+        values[0] = start;
+        for (let i = 1; i < values.length; i++) values[i] = values[i - 1] + step;
+        return ctx.tensor(values, [values.length], 'int32');
+      }
+      return one('Range', [start, stop, step].map((v) => ten(m, v, dtype)));
     }),
     linspace: helper('linspace', (m, start, stop, num) => {
       if (int1(num, 'linspace: num') === 0) throw invalid('linspace: cannot request zero samples');
