@@ -8,7 +8,8 @@
 // The workload is what a page typically does: every benchmark case's eager-wasm side once (the
 // dispatch micro-benchmarks, the conv/depthwise/matmul kernels, the sample models and the model zoo
 // of bench/models/zoo, so run tools/gen_zoo.py first: an absent zoo model is skipped with a
-// warning), the demo's default model through the cache policies, and, in the layers builds, the
+// warning), the demo's default model through the cache policies, the README's image example and
+// the everyday ctx.ops of pre- and post-processing (everydayWork), and, in the layers builds, the
 // demo's Keras models, loaded and run. Run after `npm run build` (it needs pkg/ and dist/):
 //   node scripts/cold-profile.mjs
 
@@ -119,6 +120,7 @@ async function workload(wasmPath, outPath) {
     ctx.memory();
   }
   for (const op of Object.keys(ctx.cacheStats().byOp)) ops.add(op);
+  await everydayWork(api, modelDir('mobilenet'), ops);
   ctx.clearCache();
   ctx.resetCache();
   if (layers) {
@@ -138,4 +140,104 @@ async function workload(wasmPath, outPath) {
     .filter((k) => k.startsWith('__h') && exports[k].value === 1)
     .map((k) => Number(k.slice(3)));
   writeFileSync(outPath, JSON.stringify({ functions, ops: [...ops] }));
+}
+
+/**
+ * What the README's examples run (an image through fromPixels, resize, scaling, predict, top-k) and
+ * the ctx.ops a page reaches for in pre- and post-processing, with TF.js's dtype rules (an int32
+ * image divided by a number becomes float32): so that a page doing this never needs the on-demand
+ * part. Each call is tried on its own: a helper missing from the build is skipped.
+ */
+async function everydayWork(api, modelUrl, ops) {
+  const ctx = new api.EagerContext();
+  const model = await ctx.loadGraphModel(modelUrl);
+  const [, height, width] = model.inputs[0].shape;
+  const image = { width: 64, height: 48, data: new Uint8Array(64 * 48 * 4).map((_, i) => (i * 7) % 256) };
+  const readme = () =>
+    ctx.tidy(() => {
+      const input = ctx.fromPixels(image).resizeBilinear([height, width]).div(127.5).sub(1).expandDims(0);
+      return model.predict(input).topk(3);
+    });
+  for (let i = 0; i < 2; i++) {
+    const { values, indices } = readme();
+    Array.from(indices.dataSync());
+    await values.data();
+    values.dispose();
+    indices.dispose();
+  }
+  const o = ctx.ops;
+  const calls = [
+    () => ctx.fromPixels(image, 3, { dtype: 'uint8' }).cast('int32'),
+    () => ctx.fromPixels(image, 4).toFloat().div(255),
+    () => ctx.fromPixels(image).div(255).sub(0.5).mul(2),
+    () => ctx.fromPixels(image).resizeNearestNeighbor([height, width]),
+    () => ctx.fromPixels(image).transpose([2, 0, 1]),
+    () => ctx.fromPixels(image).sum(2),
+    () => ctx.fromPixels(image).mean([0, 1]),
+    () => ctx.fromPixels(image).slice([0, 0, 0], [32, 32, 3]),
+    () => ctx.fromPixels(image).reverse(1),
+    () => ctx.fromPixels(image).pad([[1, 1], [1, 1], [0, 0]]),
+    () => ctx.fromPixels(image).max(),
+    () => ctx.fromPixels(image).min(),
+    () => ctx.fromPixels(image).toFloat().mean(2),
+    () => api.dispose(ctx.fromPixels(image).split(3, 2)),
+    () => o.image.flipLeftRight(ctx.fromPixels(image).expandDims(0).toFloat()),
+    () => o.image.cropAndResize(ctx.fromPixels(image).expandDims(0).toFloat(), [[0, 0, 1, 1]], [0], [8, 8]),
+  ];
+  const x = ctx.tensor(new Float32Array(24).map((_, i) => i / 7 - 1.5), [2, 3, 4]);
+  const v = ctx.tensor(new Float32Array(12).map((_, i) => i - 6), [3, 4]);
+  const n = ctx.tensor([1, 2, 3]);
+  const ints = ctx.tensor(new Int32Array([3, 1, 2, 0]), [4]);
+  const unary = ['abs', 'neg', 'exp', 'log', 'sqrt', 'rsqrt', 'square', 'relu', 'relu6', 'sigmoid', 'tanh', 'elu', 'floor', 'ceil', 'round', 'sign', 'softplus', 'reciprocal', 'isNaN'];
+  for (const u of unary) calls.push(() => x[u]());
+  for (const b of ['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'pow', 'squaredDifference', 'greater', 'less', 'equal', 'notEqual', 'greaterEqual', 'lessEqual']) {
+    calls.push(() => x[b](n.reshape([1, 3, 1])));
+    calls.push(() => x[b](0.5));
+  }
+  calls.push(
+    () => ints.add(1),
+    () => ints.div(2),
+    () => ints.toFloat().mul(ints.toFloat()),
+    () => ints.mean(),
+    () => ints.greater(1).sum(),
+    () => o.matMul(v, v, false, true),
+    () => v.matMul(ctx.tensor(new Float32Array(4).fill(1), [4, 1])),
+    () => x.reshape([6, 4]).softmax(),
+    () => x.logSoftmax(),
+    () => x.argMax(-1),
+    () => x.argMin(1),
+    () => x.sum(-1, true),
+    () => x.max(1),
+    () => x.min(0),
+    () => x.prod(2),
+    () => x.topk(2),
+    () => x.expandDims(1).squeeze([1]),
+    () => o.concat([x, x], 1),
+    () => o.stack([v, v]),
+    () => api.dispose(o.unstack(v)),
+    () => x.tile([1, 2, 1]),
+    () => x.gather(ctx.tensor(new Int32Array([1, 0]), [2]), 1),
+    () => x.clipByValue(-1, 1),
+    () => o.where(x.greater(0), x, x.neg()),
+    () => o.oneHot(ints, 4),
+    () => x.cast('int32'),
+    () => x.cast('bool'),
+    () => x.flatten ? x.flatten() : x.reshape([-1]),
+    () => o.range(0, 10, 1),
+    () => o.zeros([2, 3]),
+    () => o.ones([2, 3]),
+    () => o.fill([2, 2], 3),
+    () => x.arraySync(),
+    () => x.toString(),
+  );
+  for (const c of calls) {
+    try {
+      ctx.tidy(c);
+    } catch (e) {
+      console.warn(`  everyday work: skipped a call (${e.message.slice(0, 80)})`);
+    }
+  }
+  for (const op of Object.keys(ctx.cacheStats().byOp)) ops.add(op);
+  model.dispose();
+  ctx.dispose();
 }
