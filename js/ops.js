@@ -362,12 +362,13 @@ export function makeOps(ctx) {
   ops.biasAdd = helper('biasAdd', (m, x, bias) => one('BiasAdd', operands(m, x, bias).slice(0, 2)));
 
   // Reductions: TF.js sums and multiplies bool as int32, averages in float32, and takes all/any of bool only.
-  const reduce = (op, name, prepare, after) =>
+  const reduce = (op, name, prepare) =>
     helper(name, (m, x, axis, keepDims = false) => {
       x = ten(m, x);
       const axes = axesOf(x, axis, `${name}: axis`);
-      const y = one(op, [prepare(m, x), axisTensor(m, axes)], { keep_dims: !!keepDims });
-      return after === undefined || after === y.dtype ? y : one('Cast', [temp(m, y)], { DstT: after });
+      // TF.js averages by dividing first, so the mean over nothing is 0 (TF's is NaN).
+      const empty = op === 'Mean' && axes.some((a) => x.shape[a] === 0);
+      return one(empty ? 'Sum' : op, [prepare(m, x), axisTensor(m, axes)], { keep_dims: !!keepDims });
     });
   const boolAsInt = (m, x) => (x.dtype === 'bool' ? cast(m, x, 'int32') : x);
   ops.sum = reduce('Sum', 'sum', boolAsInt);
@@ -425,11 +426,29 @@ export function makeOps(ctx) {
       data_format: o.dataFormat,
     };
   };
+  /** NCHW conv options as the NHWC ones of the transposed input. */
+  const nhwcOptions = (o) => {
+    const dims = (v) => (Array.isArray(v) && v.length === 4 ? [v[0], v[2], v[3], v[1]] : v);
+    const flat = (v) => (Array.isArray(v) && v.length === 8 ? [v[0], v[1], v[4], v[5], v[6], v[7], v[2], v[3]] : v);
+    return { strides: dims(o.strides), dilations: dims(o.dilations), pad: dims(o.pad), padding: dims(o.padding), explicitPaddings: flat(o.explicitPaddings), dataFormat: 'NHWC' };
+  };
   for (const [name, op] of [['conv2d', 'Conv2D'], ['depthwiseConv2d', 'DepthwiseConv2dNative']]) {
     ops[name] = helper(name, (m, x, filter, ...rest) => {
       const o = isOptions(rest[0]) ? rest[0] : { strides: rest[0], pad: rest[1], dataFormat: rest[2], dilations: rest[3] };
-      const attrs = convAttrs(o);
-      return batched(m, x, (x4) => one(op, operands(m, x4, filter).slice(0, 2), attrs));
+      const above1 = (v) => (typeof v === 'number' ? v > 1 : Array.isArray(v) && v.some((d) => d > 1));
+      if (above1(o.strides) && above1(o.dilations)) {
+        throw invalid(`${name}: either strides or dilations must be 1, got strides ${o.strides} and dilations ${o.dilations} (as in TF.js)`);
+      }
+      if (o.dataFormat !== 'NCHW') {
+        const attrs = convAttrs(o);
+        return batched(m, x, (x4) => one(op, operands(m, x4, filter).slice(0, 2), attrs));
+      }
+      // NCHW (TF.js runs it on the CPU; the runtime's kernels are NHWC): transposed around NHWC.
+      const attrs = convAttrs(nhwcOptions(o));
+      return batched(m, x, (x4) => {
+        const [xt, f] = operands(m, temp(m, ops.transpose(x4, [0, 2, 3, 1])), filter);
+        return ops.transpose(temp(m, one(op, [xt, f], attrs)), [0, 3, 1, 2]);
+      });
     });
   }
   // conv1d(x, filter, stride, pad, dataFormat = 'NWC', dilation = 1): conv2d over a height of 1.
