@@ -25,7 +25,8 @@ export function bindColdCode(exports, coldUrlOf, nodeReadFileSync) {
   readFileSync = nodeReadFileSync;
   // The split build exports the stack pointer (global 0, as LLVM lays them out) for the cold part.
   const sp = exports.__g0;
-  if (sp instanceof WebAssembly.Global && typeof exports.initRuntime === 'function') {
+  const plausible = (v) => Number.isInteger(v) && v > 0 && v % 16 === 0 && v <= exports.memory.buffer.byteLength;
+  if (sp instanceof WebAssembly.Global && plausible(sp.value) && typeof exports.initRuntime === 'function') {
     stackTop = sp.value;
     epochAt = exports.initRuntime() >>> 0;
   }
@@ -120,7 +121,7 @@ export function loadColdCode() {
  * free again. Returns whether it did.
  */
 function abandonCall() {
-  if (stackTop === null || epochAt === null || !outermostWasmCall()) return false;
+  if (stackTop === null || epochAt === null || !(primary.__g0.value <= stackTop) || !outermostWasmCall()) return false;
   primary.__g0.value = stackTop;
   const epoch = new Uint32Array(primary.memory.buffer, epochAt, 1);
   epoch[0] = (epoch[0] + 1) >>> 0;
