@@ -212,3 +212,19 @@ pub struct MemoryReport {
     pub num_packed: usize,
     pub packed_bytes: usize,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reserve_is_held_and_room_is_checked_without_keeping_it() {
+        assert!(ensure_headroom());
+        let before = heap_bytes();
+        assert!(can_allocate(1 << 20));
+        assert!(!can_allocate(usize::MAX / 4));
+        // Neither the reserve nor a trial allocation counts as heap in use.
+        assert_eq!(heap_bytes(), before);
+        assert!(ensure_headroom());
+    }
+}
