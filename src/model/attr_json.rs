@@ -58,6 +58,7 @@ enum Key {
     TensorContent,
     FloatVal,
     IntVal,
+    DoubleVal,
     Int64Val,
     BoolVal,
     Name,
@@ -91,6 +92,7 @@ impl<'de> Deserialize<'de> for Key {
                     "tensorContent" => Key::TensorContent,
                     "floatVal" => Key::FloatVal,
                     "intVal" => Key::IntVal,
+                    "doubleVal" => Key::DoubleVal,
                     "int64Val" => Key::Int64Val,
                     "boolVal" => Key::BoolVal,
                     "name" => Key::Name,
@@ -125,13 +127,34 @@ macro_rules! scalar {
     };
 }
 
+/// A dtype name as a model declares it: float64 is float32 here, as in TF.js, which reads every
+/// `DT_DOUBLE` (attrs, Consts, signatures) as float32. The flag says the name was float64.
+pub fn model_dtype(s: &str) -> Result<(DType, bool)> {
+    match s {
+        "DT_DOUBLE" | "float64" | "double" => Ok((DType::Float32, true)),
+        other => DType::parse(other).map(|d| (d, false)),
+    }
+}
+
 scalar!(
     TypeText(DType),
     deserialize_str,
     "a dtype name",
     fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<TypeText, E> {
-        DType::parse(s)
-            .map(TypeText)
+        model_dtype(s)
+            .map(|(d, _)| TypeText(d))
+            .map_err(|e| E::custom(e.into_message()))
+    }
+);
+
+// A tensor's dtype, remembering a float64 one (its `tensorContent` holds 8-byte values).
+scalar!(
+    TensorTypeText((DType, bool)),
+    deserialize_str,
+    "a dtype name",
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<TensorTypeText, E> {
+        model_dtype(s)
+            .map(TensorTypeText)
             .map_err(|e| E::custom(e.into_message()))
     }
 );
@@ -454,6 +477,8 @@ struct TensorText(Tensor);
 #[derive(Default)]
 struct TensorState {
     dtype: Option<DType>,
+    /// Declared float64: `tensorContent` holds f64s, narrowed to f32.
+    double: bool,
     shape: ShapeAttr,
     content: Option<Vec<u8>>,
     floats: Vec<f32>,
@@ -468,10 +493,13 @@ object!(
     TensorState,
     |st, k, m| {
         match k {
-            Key::Dtype => st.dtype = Some(m.next_value::<TypeText>()?.0),
+            Key::Dtype => {
+                let (dtype, double) = m.next_value::<TensorTypeText>()?.0;
+                (st.dtype, st.double) = (Some(dtype), double);
+            }
             Key::TensorShape => st.shape = m.next_value::<ShapeText>()?.0,
             Key::TensorContent => st.content = Some(m.next_value::<B64Text>()?.0),
-            Key::FloatVal => st.floats = m.next_value::<ListOf<F32Text, f32>>()?.0,
+            Key::FloatVal | Key::DoubleVal => st.floats = m.next_value::<ListOf<F32Text, f32>>()?.0,
             Key::IntVal => st.ints = m.next_value::<ListOf<I64Text, i64>>()?.0,
             Key::Int64Val => st.int64s = m.next_value::<ListOf<I64Text, i64>>()?.0,
             Key::BoolVal => st.bools = m.next_value::<ListOf<BoolText, bool>>()?.0,
@@ -494,7 +522,11 @@ fn tensor_from_proto(st: TensorState) -> Result<Tensor> {
     let shape = Shape::from_i64(&st.shape.unwrap_or_default())?;
     let n = shape.num_elements();
     if let Some(bytes) = st.content {
-        let data = super::weights::decode_le(dtype, &bytes, n)?;
+        let data = if st.double {
+            super::weights::decode_f64_as_f32(&bytes, n)?
+        } else {
+            super::weights::decode_le(dtype, &bytes, n)?
+        };
         return Tensor::new(shape, data);
     }
     fn fill<T: Element>(vals: Vec<T>, n: usize) -> Result<Vec<T>> {
@@ -595,6 +627,11 @@ mod tests {
     fn scalars() {
         use AttrValue::*;
         assert_eq!(ok(r#"{"type":"DT_FLOAT"}"#), Type(DType::Float32));
+        assert_eq!(ok(r#"{"type":"DT_DOUBLE"}"#), Type(DType::Float32));
+        assert_eq!(
+            ok(r#"{"list":{"type":["DT_DOUBLE","DT_INT32"]}}"#),
+            AttrValue::ListType(vec![DType::Float32, DType::Int32])
+        );
         assert_eq!(ok(r#"{"i":"3"}"#), Int(3));
         assert_eq!(ok(r#"{"i":-7}"#), Int(-7));
         assert_eq!(ok(r#"{"f":0.1}"#), Float(0.1));
@@ -689,6 +726,13 @@ mod tests {
             (e.dims(), e.as_slice::<bool>().unwrap()),
             (&[][..], &[true][..])
         );
+        // float64 is float32 (as in TF.js): 8-byte tensorContent and doubleVal narrowed.
+        let f = t(
+            r#"{"tensor":{"dtype":"DT_DOUBLE","tensorShape":{"dim":[{"size":"2"}]},"tensorContent":"mpmZmZmZuT8AAAAAAAAEwA=="}}"#,
+        );
+        assert_eq!(f.f32s().unwrap(), &[0.1f64 as f32, -2.5]);
+        let g = t(r#"{"tensor":{"dtype":"DT_DOUBLE","doubleVal":[0.1]}}"#);
+        assert_eq!((g.dims(), g.f32s().unwrap()), (&[][..], &[0.1f32][..]));
         // `type` comes before `tensor`.
         assert_eq!(
             ok(r#"{"tensor":{"dtype":"DT_INT32"},"type":"DT_FLOAT"}"#),

@@ -7,7 +7,7 @@ use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
 use crate::ops::{AttrValue, OpDef};
 use crate::status::{failed_precondition, invalid_argument, Result};
-use crate::tensor::Tensor;
+use crate::tensor::{DType, Data, Tensor};
 use std::cell::RefCell;
 
 /// Matches feeds to the signature inputs (by key, tensor name or node name) and checks dtype, rank
@@ -46,8 +46,7 @@ pub fn order_feeds(
         if ordered[k].is_some() {
             return Err(invalid_argument(format!("input '{key}' is fed twice")));
         }
-        check_input(&inputs[k], &t)?;
-        ordered[k] = Some(t);
+        ordered[k] = Some(check_input(&inputs[k], t)?);
     }
     if let Some(k) = (0..inputs.len()).find(|&k| ordered[k].is_none() && !is_optional(k)) {
         return Err(invalid_argument(format!(
@@ -67,7 +66,14 @@ fn names(inputs: &[TensorInfo]) -> String {
         .join(", ")
 }
 
-fn check_input(info: &TensorInfo, t: &Tensor) -> Result<()> {
+/// The feed for input `info`, checked. A uint8 input also takes int32 values in 0..=255 (TF.js
+/// has no uint8: its models take int32 there, which is what `fromPixels` makes by default).
+fn check_input(info: &TensorInfo, t: Tensor) -> Result<Tensor> {
+    let t = if info.dtype == DType::UInt8 && t.dtype() == DType::Int32 {
+        int32_as_uint8(info, &t)?
+    } else {
+        t
+    };
     if t.dtype() != info.dtype {
         return Err(invalid_argument(format!(
             "input '{}' must be {}, got {}",
@@ -90,7 +96,26 @@ fn check_input(info: &TensorInfo, t: &Tensor) -> Result<()> {
             )));
         }
     }
-    Ok(())
+    Ok(t)
+}
+
+/// An int32 feed of a uint8 input as uint8; a value outside 0..=255 is refused, where TF.js would
+/// run the graph on it unchanged (it holds uint8 inputs as int32).
+fn int32_as_uint8(info: &TensorInfo, t: &Tensor) -> Result<Tensor> {
+    let values = t.as_slice::<i32>()?;
+    if let Some((i, v)) = values
+        .iter()
+        .enumerate()
+        .find(|(_, v)| u8::try_from(**v).is_err())
+    {
+        return Err(invalid_argument(format!(
+            "input '{}' is uint8: its int32 feed holds {v} at flat index {i}, outside 0..255",
+            info.name
+        )));
+    }
+    let mut bytes = crate::tensor::try_with_capacity::<u8>(values.len())?;
+    bytes.extend(values.iter().map(|&v| v as u8));
+    Tensor::new(t.shape().clone(), Data::U8(bytes))
 }
 
 /// One op node: through the key of an earlier run when the input dtypes are the same; otherwise

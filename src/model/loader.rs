@@ -109,7 +109,7 @@ pub(super) fn plan_weights<'g>(
 
 fn tensor_info(name: &str, t: &SignatureTensor<'_>) -> Result<TensorInfo> {
     let dtype = match &t.dtype {
-        Some(d) => DType::parse(d)?,
+        Some(d) => super::attr_json::model_dtype(d)?.0,
         None => DType::Float32,
     };
     let shape = match t.tensor_shape {

@@ -119,6 +119,24 @@ pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
     })
 }
 
+/// Decodes `n` little-endian float64s, rounded to float32 as TF.js stores them.
+pub fn decode_f64_as_f32(bytes: &[u8], n: usize) -> Result<Data> {
+    if bytes.len() != n.saturating_mul(8) {
+        return Err(invalid_argument(format!(
+            "{} bytes given for {n} float64 values ({} bytes expected)",
+            bytes.len(),
+            n.saturating_mul(8)
+        )));
+    }
+    let mut v = try_with_capacity::<f32>(n)?;
+    v.extend(bytes.chunks_exact(8).map(|c| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(c);
+        f64::from_le_bytes(a) as f32
+    }));
+    Ok(Data::F32(v))
+}
+
 /// Bytes one stored element takes (after quantization, if any).
 pub fn stored_size(dtype: DType, quantization: Option<&str>) -> Result<usize> {
     Ok(match quantization {
