@@ -97,7 +97,8 @@ function matchTrace(v, trace, i) {
 /**
  * JSON text of a parsed model.json with only what the loader reads: serializing is most of the cost
  * of loading from an object. Left out: top-level metadata (generatedBy, userDefinedMetadata, ...) and
- * the attrs of Const nodes whose value comes from the weights manifest (the loader never reads them).
+ * the attrs of Const nodes whose value comes from the weights manifest, except `dtype` (an int64 Const
+ * the converter stored as int32 weights is restored as int64, as when loading the full text).
  * Anything of an unexpected shape is kept as it is, so the loader reports it as before.
  */
 function modelJsonText(m) {
@@ -119,7 +120,7 @@ function modelJsonText(m) {
       n.attr !== null &&
       typeof n.attr === 'object' &&
       !Array.isArray(n.attr)
-        ? { name: n.name, op: n.op, input: n.input }
+        ? { name: n.name, op: n.op, input: n.input, attr: { dtype: n.attr.dtype } }
         : n,
     );
     slim = { node: nodes, library: topo.library };
