@@ -3,7 +3,7 @@
 //! the fix that fits what varies.
 
 use super::attr_variation::AttrStats;
-use super::kernel_cache::OpCacheStats;
+use super::op_stats::OpCacheStats;
 use crate::ops::AttrType;
 
 /// Churn: at least this many distinct keys...

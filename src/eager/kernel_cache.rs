@@ -1,11 +1,11 @@
 //! The kernel cache: LRU over `CacheKey`s (the `lru` crate), bounded by entries and/or bytes, with an
 //! exclusion set, exact statistics and a churn warning for ops whose keys never repeat.
 
-use super::attr_variation::{AttrStats, AttrVariation};
+use super::attr_variation::AttrVariation;
 use super::cache_key::{CacheKey, KeyLike, KeyProbe};
-use super::churn::churn_warning;
-pub use super::churn::ChurnWarning;
+use super::churn::{churn_warning, ChurnWarning};
 use super::distinct::DistinctCounter;
+use super::op_stats::OpCacheStats;
 use crate::hash::FastBuild;
 use crate::memory::heap_bytes;
 use crate::ops::Kernel;
@@ -46,25 +46,6 @@ pub fn default_exclusions() -> HashSet<String, FastBuild> {
         .filter(|n| reg.get(n).is_some_and(|d| d.flags.unique_key))
         .map(str::to_string)
         .collect()
-}
-
-/// Per-op figures.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct OpCacheStats {
-    pub entries: usize,
-    pub bytes: usize,
-    pub hits: u64,
-    pub misses: u64,
-    pub bypassed: u64,
-    pub evictions: u64,
-    /// Distinct keys seen (exact up to 256, then a HyperLogLog estimate, never above the lookups
-    /// that brought keys in: misses and bypasses).
-    pub distinct_keys: u64,
-    pub distinct_exact: bool,
-    /// Per attr in the op's order: how many values it took across the keys seen, with examples.
-    pub attrs: Vec<AttrStats>,
-    /// Heap of that per-attr tracking (not part of `bytes`: eviction cannot free it).
-    pub attr_bytes: usize,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
