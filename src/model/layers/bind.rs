@@ -38,6 +38,10 @@ pub struct Binder<'a> {
 /// A dimension a layer's config fixes (`Some`), or one that depends on its input (`None`).
 pub type Dim = Option<usize>;
 
+/// A weight: its position in the manifest (and in the model's variable handles); what `take`
+/// claims.
+pub type W = usize;
+
 /// Keras 3's `to_snake_case` of a class name: `_` before an upper-case letter that follows a
 /// lower-case one or starts a capitalized word (`PReLU` -> `p_re_lu`, `Conv2DTranspose` ->
 /// `conv2d_transpose`, `SimpleRNN` -> `simple_rnn`).
@@ -117,13 +121,7 @@ impl<'a> Binder<'a> {
 
     /// Claims the weight `leaf` of the layer named `prefix` (inside a sub-layer whose name starts
     /// with `sub`, if given) and checks its shape against `want`; returns its manifest position.
-    pub fn take(
-        &mut self,
-        prefix: &str,
-        sub: Option<&str>,
-        leaf: &str,
-        want: &[Dim],
-    ) -> Result<usize> {
+    pub fn take(&mut self, prefix: &str, sub: Option<&str>, leaf: &str, want: &[Dim]) -> Result<W> {
         let found = self.find(prefix, sub, leaf);
         let Some(i) = found else {
             let at = if self.object_paths { &self.obj } else { prefix };
@@ -222,7 +220,7 @@ impl<'a> Binder<'a> {
     }
 
     /// `take` for a weight whose shape depends on the input (checked when it is used).
-    pub fn take_any(&mut self, prefix: &str, leaf: &str) -> Result<usize> {
+    pub fn take_any(&mut self, prefix: &str, leaf: &str) -> Result<W> {
         let want = self
             .find(prefix, None, leaf)
             .map(|i| vec![None; self.shapes[i].len()]);

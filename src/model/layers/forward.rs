@@ -2,9 +2,11 @@
 //! from their variables, Keras masks carried where Keras carries them.
 
 use super::activation::Act;
-use super::layer::{ConvGeom, Kind, MergeOp, Norm, Padding, W};
+use super::bind::W;
+use super::kind::{ConvGeom, Kind, MergeOp, Norm, Padding};
+use super::rnn;
+use super::run::{Run, Val};
 use super::tf::{self, binary, mul, reduce, reshape, scalar, unary};
-use super::{Run, Val};
 use crate::ops::AttrValue;
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::{DType, Tensor};
@@ -580,7 +582,7 @@ impl Kind {
             }
             Kind::Bidirectional { fwd, bwd, merge } => {
                 let x = one(&xs)?;
-                super::rnn::bidirectional(run, fwd, bwd, *merge, &x, mask_in.as_ref())?
+                rnn::bidirectional(run, fwd, bwd, *merge, &x, mask_in.as_ref())?
             }
             Kind::TimeDistributed(inner) => {
                 let x = one(&xs)?;

@@ -5,49 +5,18 @@
 use super::bind::Binder;
 use super::config::{as_int, class_and_config, kind, Cfg};
 use super::json::Value;
-use super::layer::{self, Kind};
+use super::kind::{Call, Graph, InputSpec, Kind, Layer};
+use super::layer;
+use super::run::{Run, Val};
 use super::shape::Sh;
-use super::{Run, Val};
 use crate::hash::FastBuild;
 use crate::model::profile::Profiler;
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::DType;
 use std::collections::HashMap;
 
-pub struct Layer {
-    pub name: String,
-    pub kind: Kind,
-}
-
 /// A reference to output `.2` of node `.1` of the layer named `.0`.
 type Ref = (String, i64, i64);
-
-/// One application of a layer to (layer call, output index) pairs.
-struct Call {
-    layer: usize,
-    args: Vec<(usize, usize)>,
-}
-
-/// A model input as its `InputLayer` declares it.
-pub struct InputSpec {
-    pub name: String,
-    pub dtype: DType,
-    /// `None`: unknown rank; `-1`: unknown dim.
-    pub shape: Option<Vec<i64>>,
-}
-
-pub struct Graph {
-    layers: Vec<Layer>,
-    /// In dependency order.
-    calls: Vec<Call>,
-    /// Positions in `calls` of the inputs, in model input order.
-    inputs: Vec<usize>,
-    outputs: Vec<(usize, usize)>,
-    /// How many arguments and model outputs read each call's outputs (freed at zero).
-    uses: Vec<u32>,
-    pub input_specs: Vec<InputSpec>,
-    pub output_names: Vec<String>,
-}
 
 /// Builds the model of config `{class_name, config}`.
 pub fn build(model: &Value, b: &mut Binder) -> Result<Graph> {

@@ -11,8 +11,10 @@ mod config;
 mod forward;
 mod graph;
 mod json;
+mod kind;
 mod layer;
 mod rnn;
+mod run;
 mod shape;
 mod tf;
 
@@ -22,41 +24,11 @@ use super::profile::{Profile, Profiler};
 use super::weights::WeightSource;
 use super::TensorInfo;
 use crate::eager::EagerContext;
-use crate::ops::{self, AttrValue};
 use crate::resource::ScopeId;
 use crate::status::{failed_precondition, Result};
 use crate::tensor::{DType, Tensor};
-use graph::Graph;
-
-/// A value between layers: a tensor and its Keras mask (`[batch, time]` bool), if any.
-#[derive(Clone)]
-pub(crate) struct Val {
-    pub t: Tensor,
-    pub mask: Option<Tensor>,
-}
-
-/// What a forward pass needs besides its inputs: the context, and the model's variables.
-pub(crate) struct Run<'a> {
-    pub ctx: &'a mut EagerContext,
-    vars: &'a [(Tensor, DType)],
-    read: &'static ops::OpDef,
-}
-
-impl Run<'_> {
-    /// The current value of weight `w` (ReadVariableOp, as a restored TF model reads it).
-    #[inline(never)]
-    pub fn weight(&mut self, w: usize) -> Result<Tensor> {
-        let (handle, dtype) = &self.vars[w];
-        self.ctx
-            .execute_op(
-                self.read,
-                std::slice::from_ref(handle),
-                [("dtype", AttrValue::Type(*dtype))],
-            )?
-            .pop()
-            .ok_or_else(|| crate::status::internal("ReadVariableOp returned no value"))
-    }
-}
+use kind::Graph;
+use run::{Run, Val};
 
 struct LoadedLayers {
     scope: ScopeId,

@@ -3,11 +3,10 @@
 //! over masked steps as Keras does. Also `Bidirectional`.
 
 use super::activation::Act;
-use super::bind::Binder;
+use super::bind::{Binder, W};
 use super::config::Cfg;
-use super::layer::W;
+use super::run::{Run, Val};
 use super::tf::{self, binary, mul, reshape};
-use super::{Run, Val};
 use crate::ops::AttrValue;
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::{DType, Shape, Tensor};
@@ -20,8 +19,8 @@ pub enum Cell {
 }
 
 pub struct Rnn {
-    cell: Cell,
-    units: usize,
+    pub cell: Cell,
+    pub units: usize,
     act: Act,
     rec_act: Act,
     kernel: W,
@@ -107,24 +106,6 @@ impl Rnn {
             go_backwards: c.bool("go_backwards", false)?,
             zero_output_for_mask: false,
         })
-    }
-
-    /// Output shapes for an input of shape `x` (`[batch, time, features]`).
-    pub fn out_shapes(&self, x: &[i64]) -> Vec<super::shape::Sh> {
-        let [b, t, _] = x else {
-            return vec![None];
-        };
-        let (b, u) = (*b, self.units as i64);
-        let mut out = vec![Some(if self.return_sequences {
-            vec![b, *t, u]
-        } else {
-            vec![b, u]
-        })];
-        if self.return_state {
-            let n = if self.cell == Cell::Lstm { 2 } else { 1 };
-            out.extend(std::iter::repeat_n(Some(vec![b, u]), n));
-        }
-        out
     }
 
     pub fn return_sequences(&self) -> bool {

@@ -3,8 +3,10 @@
 //! `model.outputs`: a shape this cannot work out is `None`, never an error. Written for size (it
 //! runs once per load): shapes are edited in place, `?` gives up.
 
-use super::layer::{Kind, Padding, W};
-use super::rnn::Merge;
+use super::bind::W;
+use super::forward::deconv_len;
+use super::kind::{Kind, Padding};
+use super::rnn::{Cell, Merge, Rnn};
 
 /// A shape; `-1` is an unknown dimension.
 pub type Sh = Option<Vec<i64>>;
@@ -82,7 +84,7 @@ impl Kind {
                     y[i + 1] = if n < 0 {
                         -1
                     } else if let Kind::ConvTranspose { .. } = self {
-                        super::forward::deconv_len(n, a - 1, geom).ok()?
+                        deconv_len(n, a - 1, geom).ok()?
                     } else if geom.padding != Padding::Valid {
                         (n + s - 1) / s
                     } else if n >= k {
@@ -190,5 +192,25 @@ impl Kind {
             _ => return None,
         }
         Some(y)
+    }
+}
+
+impl Rnn {
+    /// Output shapes for an input of shape `x` (`[batch, time, features]`).
+    pub fn out_shapes(&self, x: &[i64]) -> Vec<Sh> {
+        let [b, t, _] = x else {
+            return vec![None];
+        };
+        let (b, u) = (*b, self.units as i64);
+        let mut out = vec![Some(if self.return_sequences() {
+            vec![b, *t, u]
+        } else {
+            vec![b, u]
+        })];
+        if self.return_state {
+            let n = if self.cell == Cell::Lstm { 2 } else { 1 };
+            out.extend(std::iter::repeat_n(Some(vec![b, u]), n));
+        }
+        out
     }
 }
