@@ -14,7 +14,7 @@
 //   node scripts/cold-profile.mjs
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -62,6 +62,17 @@ try {
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });
+}
+// Without the model zoo (bench/models/zoo, made by tools/gen_zoo.py with TensorFlow) the workload
+// skips its cases: then the names and ops the lists held are kept too, so that a machine without
+// TensorFlow can add to the lists without dropping what the zoo's models run.
+if (!existsSync(join(root, 'bench/models/zoo'))) {
+  const listed = (file) => readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  for (const n of listed(HOT_LIST)) hotNames.graph.add(n);
+  for (const n of listed(HOT_LIST_LAYERS)) hotNames.layers.add(n);
+  const ops = readFileSync(join(root, 'js/hot-ops.js'), 'utf8').match(/new Set\((\[.*\])\)/);
+  for (const op of ops ? JSON.parse(ops[1]) : []) hotOps.add(op);
+  console.warn('no bench/models/zoo: the hot lists keep their previous names and ops besides what ran');
 }
 const header = (what) =>
   `# The functions the profiled workload ran in ${what} (scripts/cold-profile.mjs): the primary\n` +

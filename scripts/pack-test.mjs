@@ -18,7 +18,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deflateSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { launchChromium, runPage } from './lib/browser.mjs';
 import { startServer } from './lib/server.mjs';
 
@@ -186,6 +186,7 @@ console.log(JSON.stringify(result));
       }
     }
     if (!(await readmeExamples(app, browser))) failed = true;
+    if (!(await readmePageBudget(app, browser))) failed = true;
   } finally {
     await browser.close();
     await server.close();
@@ -373,6 +374,93 @@ async function readmeExamples(app, browser) {
     for (const close of servers) await close();
   }
   return ok;
+}
+
+/**
+ * The README's page example alone, built by Vite with the README's config and run in Chromium, as
+ * a user's page runs it: it must make no synchronous request (the on-demand part arrives
+ * asynchronously, when the page is idle), and the JS and .wasm it downloads before it shows its
+ * result, gzipped, must be at most what TF.js needs for the same job (tfjs-core, -converter and
+ * -backend-wasm minified, and the SIMD .wasm, as bench/run.mjs counts them). True if both hold.
+ */
+async function readmePageBudget(app, browser) {
+  const blocks = readmeBlocks();
+  const dir = join(app, 'readme-page-budget');
+  mkdirSync(join(dir, 'public'), { recursive: true });
+  cpSync(EXAMPLE_MODEL, join(dir, 'public/model'), { recursive: true });
+  writeFileSync(join(dir, 'public/photo.png'), gradientPng(40, 30));
+  writeFileSync(join(dir, 'page.js'), blocks.get('page'));
+  writeFileSync(join(dir, 'vite.config.js'), blocks.get('vite.config'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./page.js"></script>');
+  let server;
+  let page;
+  try {
+    sh(join(root, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn', '--outDir', 'dist'], dir);
+    server = await startServer(join(dir, 'dist'));
+    page = await browser.context.newPage();
+    await page.addInitScript(() => {
+      // The page goes idle while it awaits the model and the image, and init() then prefetches the
+      // on-demand part: idle callbacks wait for the result here, so that what is counted before it
+      // is what the example needs, not what the idle page fetched ahead.
+      const idle = [];
+      window.requestIdleCallback = (cb) => idle.push(cb);
+      window.__releaseIdle = () => idle.splice(0).forEach((cb) => cb({ didTimeout: false, timeRemaining: () => 50 }));
+      const open = XMLHttpRequest.prototype.open;
+      window.__syncRequests = [];
+      XMLHttpRequest.prototype.open = function (method, url, async, ...rest) {
+        if (async === false) window.__syncRequests.push(String(url));
+        return open.call(this, method, url, async, ...rest);
+      };
+    });
+    const before = []; // what was requested before the example printed its result
+    let shown = false;
+    page.on('request', (r) => {
+      if (!shown) before.push(new URL(r.url()).pathname);
+    });
+    const result = new Promise((resolve, reject) => {
+      page.on('pageerror', (e) => reject(e));
+      page.on('console', (m) => {
+        if (m.text().startsWith('top classes')) {
+          shown = true;
+          resolve();
+        }
+      });
+      setTimeout(() => reject(new Error('the page example printed nothing in 90 s')), 90000);
+    });
+    await page.goto(`${server.origin}/index.html`);
+    await result;
+    // The on-demand part arrives once the page is idle: no synchronous request then either.
+    await page.evaluate(() => window.__releaseIdle());
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => /_cold.*\.wasm$/.test(e.name)), null, { timeout: 15000 });
+    const sync = await page.evaluate(() => window.__syncRequests);
+    const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
+    const assets = [...new Set(before)].filter((p) => /\.(m?js|wasm)$/.test(p));
+    const ours = assets.reduce((n, p) => n + gz(join(dir, 'dist', p)), 0);
+    const nm = (p) => join(root, 'node_modules', p);
+    const tfjs = [
+      '@tensorflow/tfjs-core/dist/tf-core.min.js',
+      '@tensorflow/tfjs-backend-wasm/dist/tf-backend-wasm.min.js',
+      '@tensorflow/tfjs-converter/dist/tf-converter.min.js',
+      '@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm-simd.wasm',
+    ].reduce((n, p) => n + gz(nm(p)), 0);
+    const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
+    const problems = [];
+    if (sync.length > 0) problems.push(`synchronous requests: ${sync.join(', ')}`);
+    if (assets.some((p) => /_cold.*\.wasm$/.test(p))) problems.push('the on-demand part was needed before the result');
+    if (ours > tfjs) problems.push(`downloads ${kb(ours)} gzipped, TF.js ${kb(tfjs)}`);
+    console.log(
+      `README page example, Vite build: ${assets.length} JS/.wasm files before the result, ${kb(ours)} gzipped ` +
+        `(TF.js for the same page: ${kb(tfjs)}, ${(ours / tfjs).toFixed(2)}x); synchronous requests: ${sync.length} ` +
+        `${problems.length ? `WRONG: ${problems.join('; ')}` : 'ok'}`,
+    );
+    return problems.length === 0;
+  } catch (e) {
+    console.log(`README page budget FAILED: ${e.stack ?? e}`);
+    return false;
+  } finally {
+    await page?.close();
+    await server?.close();
+  }
 }
 
 /**
