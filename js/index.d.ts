@@ -394,17 +394,22 @@ export interface CacheStats {
 }
 
 export interface MemoryInfo {
-  /** Live bytes of the Rust heap (exact; goes down when memory is released). */
+  /** Live bytes of the Rust heap of the whole wasm instance (exact; goes down when memory is released). */
   heapBytes: number;
   /** High-water mark of heapBytes. */
   heapPeakBytes: number;
   /** Reserved wasm linear memory (memory.buffer.byteLength): only grows. */
   wasmMemoryBytes: number;
-  /** Live tensor buffers of the instance (a buffer shared by views counts once). */
+  /**
+   * Live tensor buffers of the whole wasm instance (every context), model weights included, each
+   * once: a buffer shared by views counts once, and a handle naming a variable is not a tensor.
+   */
   numTensors: number;
+  /** Their bytes (instance-wide; includes `resourceBytes`). */
   tensorBytes: number;
-  /** Resources (variables) of this context. */
+  /** Resources (variables: a model's weights) of this context. */
   numResources: number;
+  /** The bytes of this context's variables' values (part of `tensorBytes`). */
   resourceBytes: number;
   /** Kernel cache of this context. */
   cacheEntries: number;

@@ -95,6 +95,10 @@ fn weights_become_resource_variables_and_dispose_releases_them() {
     let m = ctx.memory();
     assert_eq!(m.num_resources, 6, "3 kernels + 3 biases");
     assert_eq!(m.resource_bytes, f.weights.len());
+    // Each weight is one live tensor (its value; the handle naming the variable is not counted),
+    // and its bytes are part of the tensor bytes.
+    assert_eq!(m.num_tensors - before.num_tensors, 6);
+    assert_eq!(m.tensor_bytes - before.tensor_bytes, f.weights.len());
     let var_handle = |ctx: &EagerContext| {
         let s = ctx.cache_stats();
         let v = op_stats(&s, "VarHandleOp");

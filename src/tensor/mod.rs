@@ -134,12 +134,25 @@ pub fn take_unreferenced(manager: u32) -> Vec<ResourceHandle> {
     })
 }
 
-/// Live tensor buffers (not tensor views: two tensors sharing one buffer count once) and their bytes.
+/// Live tensor buffers (not tensor views: two tensors sharing one buffer count once; not resource
+/// handles) and their bytes.
 pub fn live_tensors() -> (usize, usize) {
     (
         LIVE_TENSORS.with(Cell::get),
         LIVE_TENSOR_BYTES.with(Cell::get),
     )
+}
+
+/// Adds (or, when `made` is false, removes) a buffer in the live-tensor figures. A resource handle
+/// is not counted: it names a variable or list whose values are tensors of their own (and the
+/// resource figures count the variable), so a model weight counts once, as in TF.js.
+fn count_live(data: &Data, made: bool) {
+    if matches!(data, Data::Resource(_)) {
+        return;
+    }
+    let bytes = data.byte_len();
+    LIVE_TENSORS.with(|c| c.set(if made { c.get() + 1 } else { c.get() - 1 }));
+    LIVE_TENSOR_BYTES.with(|c| c.set(if made { c.get() + bytes } else { c.get() - bytes }));
 }
 
 /// A buffer that counts itself in the live-tensor figures for as long as it exists.
@@ -155,9 +168,7 @@ pub struct Buffer {
 
 impl Buffer {
     fn new(data: Data) -> Buffer {
-        let bytes = data.byte_len();
-        LIVE_TENSORS.with(|c| c.set(c.get() + 1));
-        LIVE_TENSOR_BYTES.with(|c| c.set(c.get() + bytes));
+        count_live(&data, true);
         if let Data::Resource(h) = data {
             ref_resource(h);
         }
@@ -171,9 +182,7 @@ impl Buffer {
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        let bytes = self.data.byte_len();
-        LIVE_TENSORS.with(|c| c.set(c.get() - 1));
-        LIVE_TENSOR_BYTES.with(|c| c.set(c.get() - bytes));
+        count_live(&self.data, false);
         if let Data::Resource(h) = self.data {
             unref_resource(h);
         }
