@@ -152,7 +152,13 @@ fn count_live(data: &Data, made: bool) {
     }
     let bytes = data.byte_len();
     LIVE_TENSORS.with(|c| c.set(if made { c.get() + 1 } else { c.get() - 1 }));
-    LIVE_TENSOR_BYTES.with(|c| c.set(if made { c.get() + bytes } else { c.get() - bytes }));
+    LIVE_TENSOR_BYTES.with(|c| {
+        c.set(if made {
+            c.get() + bytes
+        } else {
+            c.get() - bytes
+        })
+    });
 }
 
 /// A buffer that counts itself in the live-tensor figures for as long as it exists.
