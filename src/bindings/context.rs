@@ -3,6 +3,7 @@
 //! non-empty.
 
 use super::attrs;
+use super::cell::EpochCell;
 use super::errors::{headroom, js, not_an_object, JsResult};
 use super::memory::{cache_stats, memory_report};
 use super::state::{emit, gather, CtxState, WasmContext};
@@ -14,7 +15,7 @@ use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
 use js_sys::{Array, Object, Reflect};
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -27,7 +28,7 @@ thread_local! {
         reg.names().into_iter().filter_map(|n| reg.get(n)).collect()
     };
     /// Reused input vector: no allocation per execute.
-    static INPUTS: RefCell<Vec<Tensor>> = const { RefCell::new(Vec::new()) };
+    static INPUTS: EpochCell<Vec<Tensor>> = const { EpochCell::new(Vec::new()) };
 }
 
 /// The id of a registered op (for `WasmContext.execute`), or NotFound.

@@ -11,7 +11,6 @@ use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, resource_exhausted, Result};
 use crate::tensor::Tensor;
 use js_sys::{Array, Uint8Array};
-use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
@@ -30,7 +29,7 @@ thread_local! {
     /// `model.json` text written straight into wasm memory by the JS `TextEncoder.encodeInto`
     /// (`stageJson`), taken by the next `loadModelStaged`: saves encoding into a JS buffer and
     /// copying that in.
-    static STAGED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static STAGED: EpochCell<Vec<u8>> = const { EpochCell::new(Vec::new()) };
 }
 
 /// A zeroed buffer of `len` bytes for the next `loadModelStaged`; returns its address (valid until

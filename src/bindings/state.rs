@@ -11,7 +11,6 @@ use crate::model::layers::LayersModel;
 use crate::model::{GraphModel, TensorInfo};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::Tensor;
-use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
@@ -122,7 +121,7 @@ pub(crate) struct CtxState {
     pub id: u32,
     ctx: EpochCell<Option<EagerContext>>,
     /// Models loaded here, disposed with the context.
-    models: RefCell<Vec<Weak<ModelCell>>>,
+    models: EpochCell<Vec<Weak<ModelCell>>>,
 }
 
 impl CtxState {
@@ -130,7 +129,7 @@ impl CtxState {
         CtxState {
             id,
             ctx: EpochCell::new(Some(ctx)),
-            models: RefCell::new(Vec::new()),
+            models: EpochCell::new(Vec::new()),
         }
     }
 
