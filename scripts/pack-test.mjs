@@ -323,13 +323,8 @@ async function readmeExamples(app, browser) {
 
   // Vite: the page example as the app's entry, the worker example, the README's vite.config.js;
   // the model and an image in public/. The config imports vite: link the repository's.
-  const dir = join(app, 'readme-vite');
-  mkdirSync(join(dir, 'public'), { recursive: true });
-  cpSync(EXAMPLE_MODEL, join(dir, 'public/model'), { recursive: true });
-  writeFileSync(join(dir, 'public/photo.png'), gradientPng(40, 30));
-  writeFileSync(join(dir, 'page.js'), blocks.get('page'));
+  const dir = readmeViteApp(join(app, 'readme-vite'), blocks);
   writeFileSync(join(dir, 'worker.js'), blocks.get('worker'));
-  writeFileSync(join(dir, 'vite.config.js'), blocks.get('vite.config'));
   writeFileSync(join(dir, 'harness.js'), harness);
   writeFileSync(
     join(dir, 'index.html'),
@@ -376,6 +371,16 @@ async function readmeExamples(app, browser) {
   return ok;
 }
 
+/** A Vite project in `dir` with the README's page example and vite.config.js, the model and an image in public/. */
+function readmeViteApp(dir, blocks) {
+  mkdirSync(join(dir, 'public'), { recursive: true });
+  cpSync(EXAMPLE_MODEL, join(dir, 'public/model'), { recursive: true });
+  writeFileSync(join(dir, 'public/photo.png'), gradientPng(40, 30));
+  writeFileSync(join(dir, 'page.js'), blocks.get('page'));
+  writeFileSync(join(dir, 'vite.config.js'), blocks.get('vite.config'));
+  return dir;
+}
+
 /**
  * The README's page example alone, built by Vite with the README's config and run in Chromium, as
  * a user's page runs it: it must make no synchronous request (the on-demand part arrives
@@ -384,13 +389,7 @@ async function readmeExamples(app, browser) {
  * -backend-wasm minified, and the SIMD .wasm, as bench/run.mjs counts them). True if both hold.
  */
 async function readmePageBudget(app, browser) {
-  const blocks = readmeBlocks();
-  const dir = join(app, 'readme-page-budget');
-  mkdirSync(join(dir, 'public'), { recursive: true });
-  cpSync(EXAMPLE_MODEL, join(dir, 'public/model'), { recursive: true });
-  writeFileSync(join(dir, 'public/photo.png'), gradientPng(40, 30));
-  writeFileSync(join(dir, 'page.js'), blocks.get('page'));
-  writeFileSync(join(dir, 'vite.config.js'), blocks.get('vite.config'));
+  const dir = readmeViteApp(join(app, 'readme-page-budget'), readmeBlocks());
   writeFileSync(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./page.js"></script>');
   let server;
   let page;
