@@ -61,17 +61,6 @@ const NOT_REGISTERED: &[(&str, &str, &[&str])] = &[
         &["Complex", "ComplexAbs", "Imag", "Real"],
     ),
     (
-        "creation",
-        "random ops: their own issue",
-        &[
-            "Multinomial",
-            "RandomStandardNormal",
-            "RandomUniform",
-            "RandomUniformInt",
-            "TruncatedNormal",
-        ],
-    ),
-    (
         "tfdf",
         "TensorFlow Decision Forests inference: a separate runtime",
         &[

@@ -9,6 +9,7 @@ pub mod math_extra;
 pub mod math_more;
 pub mod nn;
 pub mod num;
+pub mod random;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
@@ -53,4 +54,5 @@ pub fn register_all(reg: &mut Registry) {
     math_extra::register(reg);
     math_more::register(reg);
     tfjs_only::register(reg);
+    random::register(reg);
 }
