@@ -1,12 +1,15 @@
 //! TF's stateful random ops against TF 2.18's CPU kernels (tests/fixtures/ops/random/cases.json,
 //! from tools/gen_random_cases.py): every call of a seeded kernel bit for bit, the 1st, 2nd and
-//! 3rd call of the same cached kernel included; unseeded kernels checked statistically.
-#![cfg(not(target_arch = "wasm32"))]
+//! 3rd call of the same cached kernel included; unseeded kernels checked statistically. Native
+//! and as wasm under Node (`cargo test --target wasm32-unknown-unknown --test random_ops`), where
+//! the unseeded kernels draw their seeds from `crypto.getRandomValues`.
 
 use eager_wasm::model::GraphModel;
 use eager_wasm::tensor::{Data, Shape};
 use eager_wasm::{AttrValue, DType, EagerContext, Tensor};
 use serde_json::Value;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 const CASES: &str = include_str!("fixtures/ops/random/cases.json");
 
