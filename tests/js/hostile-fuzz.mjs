@@ -459,13 +459,12 @@ export async function fuzzModels(api, { models, cases = 200, seed = 1, http = nu
           }
           break;
         }
-        case 4: // The computation duplicated, each loop with its own frame or sharing it.
-          {
-            const same = rnd() < 0.25;
-            if (same && frameNames(m).length > 0) neutral = false;
-            duplicateGraph(m, longName(`dup${e}`, pick([1, 300]), false), same);
-          }
+        case 4: { // The computation duplicated, each loop with its own frame or sharing it.
+          const same = rnd() < 0.25;
+          if (same && frameNames(m).length > 0) neutral = false;
+          duplicateGraph(m, longName(`dup${e}`, pick([1, 300]), false), same);
           break;
+        }
         case 5: { // The first manifest group split in two (order kept), or an empty group added.
           const g = m.weightsManifest?.[0];
           if (rnd() < 0.3 || !g?.weights?.length) m.weightsManifest?.splice(int(m.weightsManifest.length + 1), 0, { paths: [], weights: [] });
