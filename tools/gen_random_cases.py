@@ -13,10 +13,12 @@ tensor as in tools/fixture_io.py.  TF's eager kernel cache keeps one kernel per 
 dtypes), and its GuardedPhiloxRandom advances on every call, so the 1st, 2nd and 3rd call give
 different values; the kernel cache is cleared before each case so every case starts from a fresh
 kernel.  Seeds are never both 0 here (that draws random seeds); the native test checks the
-unseeded ops statistically.  Multinomial cases stay small: TF's CPU kernel splits large batches
-over its thread pool, and each shard then skips ahead on its own, so large batches depend on
-TF's thread count.  The files live in a subdirectory so tests/op_cases.rs (one call per case)
-does not read them.
+unseeded ops statistically.  TF runs with one intra-op thread here: its CPU Multinomial splits a
+large batch (rows x 50 * (samples * log2(classes) + classes) over ~210k cycles in Eigen's cost
+model) into blocks over its thread pool, each block skipping ahead in the stream on its own, so
+such batches depend on TF's thread count; with one thread the batch is one block, which is what
+eager-wasm computes.  The other ops' values do not depend on the thread count.  The files live
+in a subdirectory so tests/op_cases.rs (one call per case) does not read them.
 """
 
 import os
@@ -29,6 +31,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in tools/
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+
+tf.config.threading.set_intra_op_parallelism_threads(1)
 from google.protobuf import json_format  # noqa: E402
 from tensorflow.python.eager import context  # noqa: E402
 
@@ -126,7 +130,9 @@ def main():
             ("2x3_large", np.array([[1000.0, 999.0, 990.0], [-50.0, -49.0, -80.0]], np.float32),
              6, tf.int64, (2, 2)),
             ("4x6_n33", rng.normal(size=(4, 6)).astype(np.float32) * 2, 33, tf.int64, (3, 1)),
-            ("2x3_n0", rng.normal(size=(2, 3)).astype(np.float32), 0, tf.int64, (6, 6))]:
+            ("2x3_n0", rng.normal(size=(2, 3)).astype(np.float32), 0, tf.int64, (6, 6)),
+            # Split into blocks of 2 rows by a multi-threaded TF; one block here.
+            ("16x200_n64", rng.normal(size=(16, 200)).astype(np.float32), 64, tf.int64, (8, 9))]:
         case(cases, "multinomial_" + name, "Multinomial",
              {"logits": logits, "num_samples": np.array(n, np.int32)},
              seed=s, seed2=s2, output_dtype=out)

@@ -346,8 +346,9 @@ fn truncated_group(mut s: Single) -> [f32; 4] {
 impl RandomOp {
     /// TF's CPU Multinomial: per row, an unnormalized CDF of exp(logit - max) over the finite
     /// logits (in double), and per sample the first class whose CDF exceeds a uniform double
-    /// times the total. TF splits large batches over its thread pool, each shard skipping ahead
-    /// on its own; this is the single-shard stream TF uses when the batch is small.
+    /// times the total, all rows from one stream. That is TF's result for small batches, and for
+    /// any batch with one intra-op thread: with more, TF splits a large batch into blocks of rows,
+    /// each skipping ahead on its own, where it depends on TF's thread count.
     fn multinomial(&self, i: &[Tensor]) -> Result<Vec<Tensor>> {
         let (logits, ns) = super::two(i, ["logits", "num_samples"])?;
         if logits.rank() != 2 {
