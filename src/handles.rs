@@ -228,19 +228,34 @@ impl<T> Handles<T> {
         self.spare_pages.shrink_to_fit();
     }
 
-    /// The handles of live values for which `pred` holds.
-    pub fn handles_where(&self, mut pred: impl FnMut(&T) -> bool) -> Vec<f64> {
-        let mut out = Vec::new();
-        for (p, page) in self.pages.iter().enumerate() {
-            for (o, s) in page.iter().enumerate() {
-                if let Some(v) = &s.value {
-                    if pred(v) {
-                        out.push(pack(((p << PAGE_BITS) | o) as u32, s.generation));
-                    }
+    /// Removes every live value for which `pred` holds; returns how many. Allocates nothing (it
+    /// runs to free memory, possibly when none is left).
+    pub fn remove_where(&mut self, mut pred: impl FnMut(&T) -> bool) -> usize {
+        let mut removed = 0;
+        for (p, page) in self.pages.iter_mut().enumerate() {
+            for (o, s) in page.iter_mut().enumerate() {
+                if !s.value.as_ref().is_some_and(&mut pred) {
+                    continue;
                 }
+                s.value = None;
+                s.generation += 1;
+                if s.generation < self.limit {
+                    // Within the capacity reserved when the slot was made.
+                    self.free.push(((p << PAGE_BITS) | o) as u32);
+                }
+                self.floor = self.floor.max(s.generation);
+                self.live -= 1;
+                self.page_live[p] -= 1;
+                if self.page_live[p] == 0 {
+                    self.empty_pages += 1;
+                }
+                removed += 1;
             }
         }
-        out
+        if removed > 0 && self.live * 4 <= self.held && self.empty_pages * PAGE * 2 >= self.held {
+            self.release_empty_pages();
+        }
+        removed
     }
 
     /// With nothing live, gives the table's memory back. `floor` already lies above every
@@ -414,6 +429,23 @@ mod tests {
         assert_eq!(crate::memory::heap_bytes(), baseline);
         let h = t.insert(9).unwrap();
         assert!(!issued.contains(&h) && h != keep);
+    }
+
+    #[test]
+    fn remove_where_frees_in_place_and_stales_the_handles() {
+        let mut t = Handles::new();
+        let hs: Vec<f64> = (0..3 * PAGE as u32).map(|v| t.insert(v).unwrap()).collect();
+        let before = crate::memory::allocation_count();
+        assert_eq!(t.remove_where(|v| v % 3 != 0), 2 * PAGE);
+        // Only the mostly-empty table's own shrinking may touch the allocator (to give back).
+        assert!(crate::memory::allocation_count() - before <= 4);
+        for (k, &h) in hs.iter().enumerate() {
+            let want = (k % 3 == 0).then_some(k as u32);
+            assert_eq!(t.get(h).copied(), want);
+        }
+        assert_eq!(t.live(), PAGE);
+        let again = t.insert(7).unwrap();
+        assert!(!hs.contains(&again));
     }
 
     #[test]

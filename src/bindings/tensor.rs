@@ -98,12 +98,10 @@ impl Table {
 
     /// Releases every tensor of context `ctx`; returns how many.
     pub(crate) fn release_context(&mut self, ctx: u32) -> usize {
-        let mine = self.handles.handles_where(|(owner, _)| *owner == ctx);
-        for &h in &mine {
-            self.release(h);
-        }
+        // In place: disposing must work when memory is full.
+        let n = self.handles.remove_where(|(owner, _)| *owner == ctx);
         self.compact();
-        mine.len()
+        n
     }
 
     /// With no tensor live and no scope open, the table gives its memory back (each time the last
@@ -122,17 +120,20 @@ impl Table {
             return 0;
         };
         self.scope_starts.truncate(depth);
-        let made: Vec<f64> = self.tracked.drain(start..).collect();
+        // In place (kept handles move down to `start`, now the enclosing scope's): closing a tidy
+        // must work when memory is full.
         let mut released = 0;
-        for h in made {
+        let mut kept = start;
+        for k in start..self.tracked.len() {
+            let h = self.tracked[k];
             if keep.contains(&h) {
-                if !self.scope_starts.is_empty() {
-                    self.tracked.push(h);
-                }
-            } else if self.release(h) {
+                self.tracked[kept] = h;
+                kept += 1;
+            } else if self.handles.remove(h).is_some() {
                 released += 1;
             }
         }
+        self.tracked.truncate(kept);
         if self.scope_starts.is_empty() {
             self.tracked = Vec::new();
             self.scope_starts = Vec::new();
@@ -325,11 +326,14 @@ pub fn scope_begin(depth: u32) {
 /// Returns how many were released.
 #[wasm_bindgen(js_name = scopeEnd)]
 pub fn scope_end(n_keep: u32, depth: u32) -> u32 {
-    let keep: Vec<f64> = with_io(|io| io[..(n_keep as usize).min(io.len())].to_vec());
-    with_table(|t| {
-        let released = t.close_scopes(depth as usize, &keep);
-        t.compact();
-        released
+    // The kept handles are read where they are (no copy): this must work when memory is full.
+    with_io(|io| {
+        let keep = &io[..(n_keep as usize).min(io.len())];
+        with_table(|t| {
+            let released = t.close_scopes(depth as usize, keep);
+            t.compact();
+            released
+        })
     })
 }
 

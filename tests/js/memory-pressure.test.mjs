@@ -77,6 +77,31 @@ console.log(JSON.stringify({ codes, full, after, made: kept.length }));
   assert.equal(r.after.model, 1);
 });
 
+test('a tidy that filled memory closes, and a context full of tensors disposes, with no memory left', () => {
+  const r = run(
+    `
+await api.init({ relaxedSimd: false });
+const fill = (ctx) => {
+  for (let i = 0; i < 100000; i++) ctx.tensor([i]);
+  for (let m = 2 ** 24; m >= 1; m = Math.floor(m / 2)) {
+    for (;;) { try { ctx.tensor(new Float32Array(m), [m]); } catch { break; } }
+  }
+};
+const ctx = new api.EagerContext();
+const outcome = (f) => { try { f(); return 'ok'; } catch (e) { return e.code + ': ' + e.message; } };
+const tidy = outcome(() => ctx.tidy(() => fill(ctx)));
+const afterTidy = ctx.memory().numTensors;
+const ctx2 = new api.EagerContext();
+fill(ctx2);
+const dispose = outcome(() => ctx2.dispose());
+const relu = outcome(() => ctx.execute('Relu', [ctx.tensor([-1, 2])]));
+console.log(JSON.stringify({ tidy, afterTidy, dispose, relu }));
+`,
+    { nodeFlags: ['--wasm-max-mem-pages=4096'] },
+  );
+  assert.deepEqual(r, { tidy: 'ok', afterTidy: 0, dispose: 'ok', relu: 'ok' });
+});
+
 test('the tensor table gives its memory back when it is mostly empty, though a tensor lives on', async () => {
   await settleGarbage();
   const ctx = new api.EagerContext();
