@@ -114,6 +114,12 @@ fn seeded_kernels_match_tensorflow_call_after_call() {
             continue;
         }
         for (k, want) in case["calls"].as_array().unwrap().iter().enumerate() {
+            // Other inputs per call, where given: the same kernel (TF's cache keys on attrs and
+            // input dtypes) continues its stream.
+            let inputs: Vec<Tensor> = match case.get("call_inputs") {
+                Some(c) => c[k].as_array().unwrap().iter().map(tensor).collect(),
+                None => inputs.clone(),
+            };
             let got = ctx.execute(op, &inputs, attrs.clone());
             let r = got
                 .map_err(|e| e.to_string())

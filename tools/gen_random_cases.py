@@ -7,7 +7,9 @@ Run with the TensorFlow venv described in tools/README.md:
 
 Each case is one kernel (op + attrs) called several times in a row eagerly with the same inputs:
   {"name", "op", "attrs": {attr: AttrValue JSON as in a TF.js model.json},
-   "inputs": [tensor...], "calls": [[output tensor], ...]}      -- or, for failures,
+   "inputs": [tensor...], "calls": [[output tensor], ...]}      -- the same inputs each call; or
+  {..., "call_inputs": [[tensor...] per call], "calls"}           -- other inputs per call; or,
+  for failures,
   {"name", "op", "attrs", "inputs", "error": "InvalidArgument"}
 tensor as in tools/fixture_io.py.  TF's eager kernel cache keeps one kernel per (op, attrs, input
 dtypes), and its GuardedPhiloxRandom advances on every call, so the 1st, 2nd and 3rd call give
@@ -57,16 +59,20 @@ def _attrs(op, kw, attrs):
             if not k.startswith("_")}
 
 
-def case(cases, name, op, inputs, **attrs):
-    """inputs: ordered dict of NodeDef input name -> numpy array."""
+def case(cases, name, op, inputs, later=(), **attrs):
+    """inputs: ordered dict of NodeDef input name -> numpy array, for every call; or, with
+    `later` (a list of such dicts), for the first call only, then one call per entry of `later`
+    (same dtypes: the same kernel)."""
     context.context().clear_kernel_cache()
     c = {"name": name, "op": op, "attrs": _attrs(op, inputs, attrs),
          "inputs": [fixture_io.tensor(v) for v in inputs.values()]}
+    if later:
+        c["call_inputs"] = [[fixture_io.tensor(v) for v in i.values()] for i in [inputs, *later]]
     fn = getattr(tf.raw_ops, op)
     try:
         calls = []
-        for _ in range(CALLS):
-            calls.append([fixture_io.tensor(fn(**{k: tf.constant(v) for k, v in inputs.items()},
+        for i in [inputs, *later] if later else [inputs] * CALLS:
+            calls.append([fixture_io.tensor(fn(**{k: tf.constant(v) for k, v in i.items()},
                                                 **attrs).numpy())])
         c["calls"] = calls
     except tf.errors.OpError as e:
@@ -144,6 +150,24 @@ def main():
     case(cases, "multinomial_negative_samples", "Multinomial",
          {"logits": np.zeros((2, 3), np.float32), "num_samples": np.array(-1, np.int32)},
          seed=1, seed2=1)
+    # TF's eager kernel cache keys on attrs and input dtypes, not shapes or values: a call with
+    # other inputs continues the same kernel's stream.
+    case(cases, "uniform_shape_changes", "RandomUniform", {"shape": shape(5)},
+         later=[{"shape": shape(3)}, {"shape": shape(2, 150)}, {"shape": shape(1)}],
+         dtype=f32, seed=21, seed2=22)
+    case(cases, "truncated_shape_changes", "TruncatedNormal", {"shape": shape(7)},
+         later=[{"shape": shape(260)}, {"shape": shape(3)}], dtype=f32, seed=23, seed2=24)
+
+    def bounds(n, lo, hi):
+        return {"shape": shape(n), "minval": np.array(lo, i64), "maxval": np.array(hi, i64)}
+    case(cases, "uniform_int_bounds_change", "RandomUniformInt", bounds(5, 0, 10),
+         later=[bounds(3, -100, 100), bounds(9, 7, 8)], seed=25, seed2=26)
+
+    def mn(rows, classes, n):
+        return {"logits": rng.normal(size=(rows, classes)).astype(np.float32),
+                "num_samples": np.array(n, np.int32)}
+    case(cases, "multinomial_inputs_change", "Multinomial", mn(2, 3, 5),
+         later=[mn(3, 4, 1), mn(1, 7, 12), mn(2, 2, 0), mn(1, 3, 2)], seed=27, seed2=28)
     os.makedirs(OUT, exist_ok=True)
     path = os.path.join(OUT, "cases.json")
     with open(path, "w") as fh:
