@@ -129,7 +129,11 @@ fn run_op(
     args: &[Tensor],
 ) -> Result<Vec<Tensor>> {
     let given = || attrs.iter().map(|&(k, v)| (k, values[v as usize].clone()));
-    let mut memo = memo.borrow_mut();
+    // Held while the kernel runs. A call abandoned mid-run (JS threw through wasm: a failed
+    // on-demand load) never releases it; the node then runs as `execute` does, unmemoized.
+    let Ok(mut memo) = memo.try_borrow_mut() else {
+        return ctx.execute_op(def, args, given());
+    };
     match &*memo {
         KeyMemo::Resolved { dtypes, key }
             if dtypes.len() == args.len()
@@ -278,4 +282,23 @@ pub(crate) fn run(
                 })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::{Data, Shape};
+
+    /// A memo whose borrow an abandoned call never released: the node still runs, unmemoized,
+    /// instead of panicking (which would kill the instance).
+    #[test]
+    fn a_memo_left_borrowed_runs_the_node_unmemoized() {
+        let mut ctx = EagerContext::default();
+        let def = crate::registry::lookup("AddV2").unwrap();
+        let memo = RefCell::new(KeyMemo::NeverRun);
+        std::mem::forget(memo.borrow_mut());
+        let x = Tensor::new(Shape::from_dims(&[2]).unwrap(), Data::F32(vec![1.0, 2.0])).unwrap();
+        let out = run_op(&mut ctx, def, (&[], &[]), &memo, &[x.clone(), x]).unwrap();
+        assert_eq!(out[0].f32s().unwrap(), &[2.0, 4.0]);
+    }
 }
