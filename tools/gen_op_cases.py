@@ -945,6 +945,20 @@ def gen_dynamic():
     case("topk_unsorted_long", "TopKV2", {"input": f(2, 64), "k": c(9)}, {"sorted": False})
     case("topk_unsorted_k1", "TopKV2", {"input": c([[2, 7, 7, 1]], F32), "k": c(1)}, {"sorted": False})
     case("topk_unsorted_even_k", "TopKV2", {"input": i(2, 11), "k": c(4)}, {"sorted": False})
+    # Small k over long rows (the selection's candidate buffer fills and is cut many times), with
+    # many ties; -0.0 ties 0.0; a NaN compares equal to everything inside TF's heap (1 < k < n).
+    case("topk_long_rows_ties", "TopKV2", {"input": i(2, 5000, lo=0, hi=50), "k": c(100)})
+    case("topk_long_rows_float", "TopKV2", {"input": f(2, 3000), "k": c(100)})
+    case("topk_long_rows_k1", "TopKV2", {"input": i(2, 3000, lo=0, hi=9), "k": c(1)})
+    case("topk_signed_zero_ties", "TopKV2", {"input": c([[-0.0, 0.0, -1.0, 0.0, -0.0]], F32), "k": c(3)})
+    case("topk_signed_zero_all", "TopKV2", {"input": c([[0.0, -0.0, 2.0, -0.0]], F32), "k": c(4)})
+    case("topk_signed_zero_unsorted", "TopKV2", {"input": c([[-0.0, 0.0, -0.0, 0.0, 1.0]], F32), "k": c(3)},
+         {"sorted": False})
+    nans = c([[1.0, np.nan, 3.0, 2.0, np.nan, 0.0, 5.0, 4.0], [np.nan, 1.0, 2.0, np.nan, 7.0, 0.5, 6.0, 3.0]], F32)
+    fixture_io.NONFINITE_AS_STRINGS = True
+    case("topk_nan_sorted", "TopKV2", {"input": nans, "k": c(4)})
+    case("topk_nan_unsorted", "TopKV2", {"input": nans, "k": c(3)}, {"sorted": False})
+    fixture_io.NONFINITE_AS_STRINGS = False
     # ToBool: how a non-bool If predicate is read (scalar: non-zero; else: non-empty).
     case("tobool_float_zero", "ToBool", {"input": c(-0.0, F32)})
     case("tobool_int_scalar", "ToBool", {"input": c(-3)})

@@ -4,9 +4,7 @@
 use super::assemble::assemble;
 use super::{int_scalar, int_vector};
 use crate::hash::FastBuild;
-use crate::kernels::num::{
-    f32_key, i64_key, int_tensor, norm_axis, prod, sort_by_keys, widen, WITH_U8,
-};
+use crate::kernels::num::{f32_key, i64_key, int_tensor, norm_axis, prod, widen, WITH_U8};
 use crate::ops::def::{ANY, INDEX};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
@@ -134,25 +132,31 @@ fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
     }
     let k = k as usize;
     let rows = prod(&d[..d.len() - 1]);
-    // Sortable keys of the (widened) values; rows sorted descending, ties by lower index.
-    // `sorted = false` (1 < k < n) gives TF's CPU order: its heap's (`unsorted_heap`).
-    let heap_order = !a.bool("sorted")? && 1 < k && (k as usize) < n;
+    // Sortable keys of the (widened) values (-0.0 as 0.0: TF compares values, so they tie).
     let xw = &widen(x)?;
+    let float = xw.dtype() == DType::Float32;
     let keys: Vec<u64> = match xw.dtype() {
-        DType::Float32 => xw.f32s()?.iter().map(|&v| f32_key(v)).collect(),
+        DType::Float32 => (xw.f32s()?.iter())
+            .map(|&v| f32_key(if v == 0.0 { 0.0 } else { v }))
+            .collect(),
         _ => xw.as_slice::<i64>()?.iter().map(|&v| i64_key(v)).collect(),
     };
+    let sorted = a.bool("sorted")?;
     let mut picked = Vec::with_capacity(rows * k);
-    let mut idx: Vec<usize> = Vec::with_capacity(n);
-    for r in 0..rows {
-        idx.clear();
-        idx.extend(r * n..(r + 1) * n);
-        if heap_order {
-            picked.extend(unsorted_heap(&keys[r * n..(r + 1) * n], k).map(|c| r * n + c));
-            continue;
+    let mut buf = Vec::new();
+    for r in (0..rows).take_while(|_| k > 0) {
+        let row = &keys[r * n..(r + 1) * n];
+        // For 1 < k < n TF keeps a gtl::TopN heap: its order (`sorted = false`) is the heap's,
+        // and a NaN (comparing equal to everything) lands where that heap puts it. Otherwise the
+        // result is the k largest, ties by lower index, which a selection finds in O(n) (a NaN
+        // row with k = 1 or k = n ranks NaNs by sign beyond the infinities, unlike TF, whose
+        // order there depends on Eigen's vectorized max and on std::sort's internals).
+        let nan = float && row.iter().any(|&q| !REAL.contains(&q));
+        if 1 < k && k < n && (!sorted || nan) {
+            picked.extend(heap_top(row, k, sorted, nan).into_iter().map(|c| r * n + c));
+        } else {
+            picked.extend(select_top(row, k, &mut buf).map(|c| r * n + c));
         }
-        sort_by_keys(&mut idx, &keys, true);
-        picked.extend_from_slice(&idx[..k]);
     }
     let mut out_dims = d.to_vec();
     out_dims[d.len() - 1] = k;
@@ -167,11 +171,57 @@ fn top_k(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
     Ok(vec![values, indices])
 }
 
-/// The top `k` of `row` (1 < k < len) in the order TF's unsorted TopKV2 returns them: that of
-/// gtl::TopN's heap (TF 2.18's, exactly k long), kept with libstdc++'s heap algorithms whose
-/// "less" is "ranks higher" (larger, or equal at a lower index): the worst kept is the root.
-fn unsorted_heap(row: &[u64], k: usize) -> impl Iterator<Item = usize> {
-    let above = |a: usize, b: usize| row[a] > row[b] || (row[a] == row[b] && a < b);
+/// The float32 keys from -inf to inf; the others are NaNs.
+const REAL: std::ops::RangeInclusive<u64> = 0x7F_FFFF..=0xFF80_0000;
+
+/// The top `k` of `row` (0 < k <= len), best first: larger key, then lower index. Candidates
+/// gather in `buf`; whenever it fills, it is cut to its best k, whose worst key becomes the bar a
+/// later index must beat strictly (an equal key at a higher index ranks lower).
+fn select_top<'a>(
+    row: &[u64],
+    k: usize,
+    buf: &'a mut Vec<(u64, usize)>,
+) -> impl Iterator<Item = usize> + 'a {
+    let cap = (2 * k).max(1024);
+    // Entries are (!key, index): ascending tuple order is the output order.
+    let cut = |buf: &mut Vec<(u64, usize)>| {
+        buf.select_nth_unstable(k - 1);
+        buf.truncate(k);
+        buf[k - 1].0
+    };
+    buf.clear();
+    let mut bar = u64::MAX;
+    for (c, &q) in row.iter().enumerate() {
+        if !q < bar || c < cap {
+            if buf.len() == cap {
+                bar = cut(buf);
+                if !q >= bar {
+                    continue;
+                }
+            }
+            buf.push((!q, c));
+        }
+    }
+    if buf.len() > k {
+        cut(buf);
+    }
+    buf.sort_unstable();
+    buf.iter().map(|&(_, c)| c)
+}
+
+/// The top `k` of `row` (1 < k < len) as TF's gtl::TopN (TF 2.18's, exactly k long) keeps them,
+/// with libstdc++'s heap algorithms whose "less" is "ranks higher" (larger, or equal at a lower
+/// index; a NaN compares equal to everything): the worst kept is the root. `sorted`: then
+/// `Extract`'s `sort_heap`, else the heap's own order.
+fn heap_top(row: &[u64], k: usize, sorted: bool, nan: bool) -> Vec<usize> {
+    let above = |a: usize, b: usize| {
+        let (p, q) = (row[a], row[b]);
+        if p == q || nan && !(REAL.contains(&p) && REAL.contains(&q)) {
+            a < b
+        } else {
+            p > q
+        }
+    };
     // The first k + 1 indices made a heap, the worst popped off.
     let mut h: Vec<usize> = (0..=k).collect();
     for parent in (0..=(k - 1) / 2).rev() {
@@ -188,7 +238,10 @@ fn unsorted_heap(row: &[u64], k: usize) -> impl Iterator<Item = usize> {
             push_heap(&mut h, k - 1, 0, c, &above);
         }
     }
-    h.into_iter()
+    for len in (2..=k).rev().filter(|_| sorted) {
+        pop_heap(&mut h[..len], &above);
+    }
+    h
 }
 
 type Less<'a> = &'a dyn Fn(usize, usize) -> bool;
