@@ -381,13 +381,18 @@ fn equality(a: &NodeAttrs, inputs: &[Tensor], equal: bool) -> Outputs {
     if broadcast_shapes(x.dims(), y.dims()).is_err() && !a.bool("incompatible_shape_error")? {
         return Ok(crate::ops::one_output(Tensor::scalar(!equal)));
     }
-    let out = crate::with_dtype!(x.dtype(), T, {
-        if equal {
-            binary_map_fn(x, y, |p: T, q: T| p == q)
-        } else {
-            binary_map_fn(x, y, |p: T, q: T| p != q)
-        }
-    })?;
+    // Float32 inlined like the other comparisons (CenterNet's peak mask is Equal(x, MaxPool(x))).
+    let out = match x.dtype() {
+        DType::Float32 if equal => binary_map(x, y, |p: f32, q: f32| p == q),
+        DType::Float32 => binary_map(x, y, |p: f32, q: f32| p != q),
+        _ => crate::with_dtype!(x.dtype(), T, {
+            if equal {
+                binary_map_fn(x, y, |p: T, q: T| p == q)
+            } else {
+                binary_map_fn(x, y, |p: T, q: T| p != q)
+            }
+        }),
+    }?;
     Ok(crate::ops::one_output(out))
 }
 
