@@ -4,7 +4,7 @@ import { RUNTIMES, RUNTIME_LABELS } from './suite.mjs';
 
 const PEERS = ['tfjs', 'ort'];
 
-// The targets of issues 6 and 18 ("single thread, same machine, same run as the peers").
+// The speed and size targets ("single thread, same machine, same run as the peers").
 // `need(x)`: x is eager-wasm's time divided by tfjs-wasm's time (so < 1 means eager-wasm faster).
 export const TARGETS = [
   { id: 'dispatch_add', text: "dispatch: add [1] incl. dispose (ctx.execute) <= 0.2x tfjs time", max: 0.2 },
@@ -17,7 +17,7 @@ export const TARGETS = [
   { id: 'mobilenet_predict', text: 'MobileNet predict <= 1.0x tfjs latency', max: 1.0 },
   { id: 'mlp_load_predict_dispose', text: 'MLP load -> predict -> dispose <= 0.5x tfjs', max: 0.5 },
   { id: 'mobilenet_load_predict_dispose', text: 'MobileNet load -> predict -> dispose <= 0.5x tfjs', max: 0.5 },
-  // Issue 18: the kernels real detectors and MobileNets spend their time in, at least 1.2x tfjs.
+  // The kernels real detectors and MobileNets spend their time in, at least 1.2x tfjs.
   ...[
     ['depthwise', 'depthwise 3x3 stride 1'],
     ['depthwise3x3s2', 'depthwise 3x3 stride 2'],
@@ -25,14 +25,14 @@ export const TARGETS = [
     ['depthwise5x5s2', 'depthwise 5x5 stride 2'],
     ['conv1x1_112', 'conv 1x1 [1,112,112,32] -> 64'],
     ['conv1x1_56', 'conv 1x1 [1,56,56,144] -> 24'],
-  ].map(([id, what]) => ({ id, text: `${what} >= 1.2x tfjs (issue 18)`, max: 1 / 1.2 })),
+  ].map(([id, what]) => ({ id, text: `${what} >= 1.2x tfjs`, max: 1 / 1.2 })),
 ];
 
-/** Issue 18's zoo targets: every zoo model's predict at least 1.0x tfjs, their geomean 1.5x. */
+/** The zoo targets: every zoo model's predict at least 1.0x tfjs, their geomean 1.5x. */
 function zooTargets(envResult) {
   const zoo = envResult.cases.filter((c) => /^zoo_.*_predict$/.test(c.id));
   return {
-    each: zoo.map((c) => ({ id: c.id, text: `${c.id.slice(4, -8)} predict >= 1.0x tfjs (issue 18)`, max: 1.0 })),
+    each: zoo.map((c) => ({ id: c.id, text: `${c.id.slice(4, -8)} predict >= 1.0x tfjs`, max: 1.0 })),
     ratios: zoo.map((c) => ratio(c, 'tfjs')).filter((x) => x != null && x > 0),
     // Without the control-flow models, where TF.js's executeAsync pays per loop step and so
     // lifts the mean far more than any kernel does.
@@ -122,7 +122,7 @@ export function evaluateTargets(envResult, sizes) {
     const gs = zoo.straight.length && zoo.straight.length < zoo.ratios.length ? geomean(zoo.straight) : null;
     out.push({
       id: 'zoo_geomean',
-      text: 'zoo predict, geometric mean >= 1.5x tfjs (issue 18)',
+      text: 'zoo predict, geometric mean >= 1.5x tfjs',
       holds: g >= 1.5,
       value: 1 / g,
       detail: `${g.toFixed(2)}x over ${zoo.ratios.length} models${gs ? `; ${gs.toFixed(2)}x over the ${zoo.straight.length} without control flow (the GRUs)` : ''}`,
@@ -143,7 +143,7 @@ export function evaluateTargets(envResult, sizes) {
         : ` (init's part; the on-demand ${kb(dl.eagerCold.gzip)} KB was loaded by no case here)`;
     out.push({
       id: 'download_size',
-      text: `JS + .wasm a page downloads to run a model, gzipped, <= TF.js's (${kb(dl.tfjs.gzip)} KB; issue 16)`,
+      text: `JS + .wasm a page downloads to run a model, gzipped, <= TF.js's (${kb(dl.tfjs.gzip)} KB)`,
       holds,
       value: eager / dl.tfjs.gzip,
       detail: `eager-wasm ${kb(eager)} KB gz = ${(eager / dl.tfjs.gzip).toFixed(2)}x${part}${holds ? '' : `; ${kb(eager - dl.tfjs.gzip)} KB too big`}`,
@@ -241,7 +241,7 @@ export function markdownReport({ meta, envs, sizes, targets }) {
     L.push('');
     L.push(checkSummary(e) + (e.env.load ? ` Load average during this environment's run: ${e.env.load.before.toFixed(2)} before, ${e.env.load.after.toFixed(2)} after.` : ''));
     L.push('');
-    L.push('Targets (issues 6 and 18):');
+    L.push('Targets:');
     L.push('');
     L.push(targetsMarkdown(targets[e.env.name]));
     const n = notes(e);
