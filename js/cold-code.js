@@ -26,10 +26,12 @@ export function bindColdCode(exports, coldUrlOf, nodeReadFileSync) {
   // The split build exports the stack pointer (global 0, as LLVM lays them out) for the cold part.
   const sp = exports.__g0;
   const plausible = (v) => Number.isInteger(v) && v > 0 && v % 16 === 0 && v <= exports.memory.buffer.byteLength;
-  if (sp instanceof WebAssembly.Global && plausible(sp.value) && typeof exports.initRuntime === 'function') {
-    stackTop = sp.value;
-    epochAt = exports.initRuntime() >>> 0;
-  }
+  if (sp instanceof WebAssembly.Global && plausible(sp.value)) stackTop = sp.value;
+}
+
+/** Called by init() with what initRuntime() returns: the address of the bindings' borrow epoch. */
+export function bindBorrowEpoch(address) {
+  epochAt = address >>> 0;
 }
 
 /** Whether the loaded build is split (false for unsplit builds: `npm run build -- --no-opt`). */

@@ -24,15 +24,15 @@ let tidyDepth = 0;
 /** A Tensor's handle, for attrs that take a tensor (undefined for anything else). */
 const attrHandle = (v) => handleOf(v);
 
+/** Inputs read before they are written to the scratch buffer (most ops take a few). */
+const HANDLES_KEEP = 64;
+const handleScratch = new Float64Array(HANDLES_KEEP);
+
 /**
  * Writes the handles of `inputs` (an array of Tensors) to the scratch buffer; returns how many.
  * An array with getters or a Proxy may run caller code while being read: if that code used the
  * buffer (ran an op), the call fails instead of reading handles it overwrote.
  */
-/** Inputs read before they are written to the scratch buffer (most ops take a few). */
-const HANDLES_KEEP = 64;
-const handleScratch = new Float64Array(HANDLES_KEEP);
-
 export function writeHandles(inputs, op) {
   if (inputs === undefined || inputs === null) return 0;
   try {
@@ -58,18 +58,16 @@ export function writeHandles(inputs, op) {
 }
 
 /**
- * The tensors `result` holds (a Tensor itself, or at any depth): in arrays, plain objects (prototype Object.prototype
- * or null), Maps and Sets, each object visited once. Class instances and other objects are not
- * searched. Reading the result (a getter, a Proxy) runs here; a failure is an EagerError.
+ * The tensors `value` holds: itself if a Tensor, else at any depth in arrays, plain objects
+ * (prototype Object.prototype or null), Maps and Sets, each object visited once. Class instances
+ * and other objects are not searched. Reading it (a getter, a Proxy) runs here; a failure is an
+ * EagerError naming `caller`.
  */
-function tensorsIn(result, caller = 'tidy()') {
+function tensorsIn(value, caller) {
   const out = [];
   const seen = new Set();
-  const stack = [result];
+  const stack = [value];
   try {
-    if (caller === 'tidy()' && result !== null && typeof result === 'object' && typeof result.then === 'function') {
-      throw invalid('tidy() callback must be synchronous (it returned a Promise)');
-    }
     while (stack.length > 0) {
       const v = stack.pop();
       if (v === null || typeof v !== 'object' || seen.has(v)) continue;
@@ -149,13 +147,7 @@ export class EagerContext {
     const dims = t.dims;
     const v = ioFor(dims.length);
     for (let i = 0; i < dims.length; i++) v[i] = dims[i];
-    let handle;
-    ensureStack(STACK_OP, 'tensor()');
-    try {
-      handle = this._w.tensor(t.typed, dims.length);
-    } catch (e) {
-      throw toEagerError(e);
-    }
+    const handle = callWasm(() => this._w.tensor(t.typed, dims.length), STACK_OP);
     return new Tensor(this, handle, t.dtype, dims);
   }
 
@@ -210,7 +202,14 @@ export class EagerContext {
     let keep = NONE;
     try {
       const result = fn();
-      keep = tensorsIn(result);
+      let promise;
+      try {
+        promise = result !== null && typeof result === 'object' && typeof result.then === 'function';
+      } catch (e) {
+        throw invalid(`tidy(): its result could not be read: ${messageOf(e)}`, e);
+      }
+      if (promise) throw invalid('tidy() callback must be synchronous (it returned a Promise)');
+      keep = tensorsIn(result, 'tidy()');
       return result;
     } finally {
       tidyDepth = depth;
@@ -388,7 +387,7 @@ export class EagerContext {
   memory() {
     // Scopes at or below the current tidy depth are left over (a tidy that could not close its
     // scope): close them before reporting. And give back an oversized scratch buffer.
-    callWasm(() => scopeEnd(0, tidyDepth));
+    callWasm(() => scopeEnd(0, tidyDepth), STACK_OP);
     ioFor(0);
     return callWasm(() => this._w.memory());
   }

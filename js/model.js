@@ -2,7 +2,7 @@
 
 import { EagerError, STACK_DEEP, callWasm } from './errors.js';
 import { ioFor, readOutputs } from './io.js';
-import { invalid, messageOf } from './snapshot.js';
+import { describe, invalid, messageOf } from './snapshot.js';
 import { handleOf } from './tensor.js';
 
 export class GraphModel {
@@ -135,8 +135,6 @@ function wantedOutputs(model, outputs, what) {
   if (bad >= 0) throw invalid(`${what}() outputs[${bad}] must be a string, got ${describe(wanted[bad])}`);
   return wanted;
 }
-
-const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v);
 
 function executeModel(model, inputs, outputs, what) {
   const single = typeof outputs === 'string';

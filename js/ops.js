@@ -7,7 +7,7 @@
 import { opId } from './eager_wasm.js';
 import { EagerError, callWasm } from './errors.js';
 import { readFirst, readOutputs } from './io.js';
-import { describe, invalid, messageOf, typedArrayKind } from './snapshot.js';
+import { describe, invalid, isStackOverflow, messageOf, typedArrayKind } from './snapshot.js';
 import { Tensor, handleOf } from './tensor.js';
 
 const opIds = new Map();
@@ -44,7 +44,7 @@ function ints(values, what, arrayOnly = false) {
       list = Array.from(values);
     }
   } catch (e) {
-    throw e instanceof EagerError || stackOverflow(e) ? e : invalid(`${what} could not be read: ${messageOf(e)}`, e);
+    throw e instanceof EagerError || isStackOverflow(e) ? e : invalid(`${what} could not be read: ${messageOf(e)}`, e);
   }
   for (const x of list) {
     if (typeof x !== 'number' || (x | 0) !== x) {
@@ -52,14 +52,6 @@ function ints(values, what, arrayOnly = false) {
     }
   }
   return list;
-}
-
-/**
- * True for the JS engine's stack overflow (V8's and Safari's RangeError, Firefox's "too much
- * recursion"): passed on as it is, not taken for a bad argument.
- */
-function stackOverflow(e) {
-  return e instanceof RangeError ? /call stack/i.test(e.message) : e instanceof Error && /too much recursion/i.test(e.message);
 }
 
 /** One int32 integer (an axis, a size, a count). */
@@ -146,7 +138,7 @@ function inferredRank(v) {
       else return rank;
     }
   } catch (e) {
-    throw stackOverflow(e) ? e : invalid(`the values could not be read: ${messageOf(e)}`, e);
+    throw isStackOverflow(e) ? e : invalid(`the values could not be read: ${messageOf(e)}`, e);
   }
   return rank;
 }
@@ -176,7 +168,7 @@ export function makeOps(ctx) {
         return fn(made, ...args);
       } catch (e) {
         if (e instanceof EagerError) throw inTermsOf(name, e);
-        throw stackOverflow(e) ? e : invalid(`${name}: the arguments could not be read: ${messageOf(e)}`, e);
+        throw isStackOverflow(e) ? e : invalid(`${name}: the arguments could not be read: ${messageOf(e)}`, e);
       } finally {
         for (const t of made) t.dispose();
       }

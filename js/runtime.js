@@ -1,11 +1,12 @@
 // Loading the wasm module (init), which build was loaded, and the instance-wide calls.
 
 import wbgInit, { initRuntime, layersBuild, opNames, relaxedSimdBuild, resetHeapPeak } from './eager_wasm.js';
-import { bindColdCode, coldCodeLoaded, isSplit, loadColdCodeAsync } from './cold-code.js';
+import { bindBorrowEpoch, bindColdCode, coldCodeLoaded, isSplit, loadColdCodeAsync } from './cold-code.js';
 import { EagerError, callWasm } from './errors.js';
 
 let exportsRef = null; // the wasm instance exports, after init()
 let initPromise = null;
+let firstSource = null; // the module source the first init() call was given (null: the package's own)
 
 export const isNode =
   typeof process === 'object' &&
@@ -57,55 +58,52 @@ export function init(input) {
   }
   if (initPromise !== null) {
     // One build per page: a later call either asks for what is loaded (or less) or fails.
-    const first = initPromise;
-    return first.then(async () => {
+    return initPromise.then(async () => {
       refuseOtherBuild(input);
       if (coldCode === 'at-init') await loadColdCodeAsync();
     });
   }
-  if (initPromise === null) {
-    firstSource = isInitOptions(input) || input === undefined ? null : input;
-    initPromise = (async () => {
-      let source = input;
-      if (source === undefined || isInitOptions(source)) {
-        const relaxed = source?.relaxedSimd !== false && engineHasRelaxedSimd();
-        // Spelled out, one literal each, so that bundlers see (and copy) every file.
-        const url = source?.layers === true
-          ? relaxed
-            ? new URL('./eager_wasm_layers_relaxed_bg.wasm', import.meta.url)
-            : new URL('./eager_wasm_layers_bg.wasm', import.meta.url)
-          : relaxed
-            ? new URL('./eager_wasm_relaxed_bg.wasm', import.meta.url)
-            : new URL('./eager_wasm_bg.wasm', import.meta.url);
-        if (isNode) {
-          const fsName = 'node:fs/promises';
-          const { readFile } = await import(/* @vite-ignore */ fsName);
-          source = await readFile(url);
-        } else {
-          source = url;
-        }
-      }
-      let readFileSync = null;
+  firstSource = isInitOptions(input) || input === undefined ? null : input;
+  initPromise = (async () => {
+    let source = input;
+    if (source === undefined || isInitOptions(source)) {
+      const relaxed = source?.relaxedSimd !== false && engineHasRelaxedSimd();
+      // Spelled out, one literal each, so that bundlers see (and copy) every file.
+      const url = source?.layers === true
+        ? relaxed
+          ? new URL('./eager_wasm_layers_relaxed_bg.wasm', import.meta.url)
+          : new URL('./eager_wasm_layers_bg.wasm', import.meta.url)
+        : relaxed
+          ? new URL('./eager_wasm_relaxed_bg.wasm', import.meta.url)
+          : new URL('./eager_wasm_bg.wasm', import.meta.url);
       if (isNode) {
-        const fsName = 'node:fs';
-        ({ readFileSync } = await import(/* @vite-ignore */ fsName));
+        const fsName = 'node:fs/promises';
+        const { readFile } = await import(/* @vite-ignore */ fsName);
+        source = await readFile(url);
+      } else {
+        source = url;
       }
-      exportsRef = await wbgInit({ module_or_path: source });
-      // Bound first: any call below may run cold code.
-      bindColdCode(exportsRef, coldCodeUrl, readFileSync);
-      initRuntime();
-      if (coldCode === 'at-init') {
-        await loadColdCodeAsync();
-      } else if (!isNode && (coldCode ?? 'idle') === 'idle') {
-        prefetchWhenIdle();
-      }
-    })().catch((e) => {
-      initPromise = null;
-      throw new EagerError('Unavailable', `could not load the eager-wasm module: ${e?.message ?? e}`, {
-        cause: e,
-      });
+    }
+    let readFileSync = null;
+    if (isNode) {
+      const fsName = 'node:fs';
+      ({ readFileSync } = await import(/* @vite-ignore */ fsName));
+    }
+    exportsRef = await wbgInit({ module_or_path: source });
+    // Bound first: any call below may run cold code.
+    bindColdCode(exportsRef, coldCodeUrl, readFileSync);
+    bindBorrowEpoch(initRuntime());
+    if (coldCode === 'at-init') {
+      await loadColdCodeAsync();
+    } else if (!isNode && (coldCode ?? 'idle') === 'idle') {
+      prefetchWhenIdle();
+    }
+  })().catch((e) => {
+    initPromise = null;
+    throw new EagerError('Unavailable', `could not load the eager-wasm module: ${e?.message ?? e}`, {
+      cause: e,
     });
-  }
+  });
   return initPromise;
 }
 
@@ -134,9 +132,6 @@ function coldCodeUrl(file) {
       return new URL(file, import.meta.url);
   }
 }
-
-/** The build source the first init() call was given (null: the package's own files). */
-let firstSource = null;
 
 /**
  * Rejects a later init() call whose options ask for a build other than the loaded one: the

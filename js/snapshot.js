@@ -43,8 +43,16 @@ export const TYPED_ARRAYS = {
 /** An InvalidArgument EagerError; `cause` is the error a read threw, if any. */
 export function invalid(message, cause) {
   // Reading arguments can overflow the JS stack in deep recursion: that is no bad argument.
-  const code = cause instanceof RangeError && /call stack/i.test(messageOf(cause)) ? 'ResourceExhausted' : 'InvalidArgument';
+  const code = isStackOverflow(cause) ? 'ResourceExhausted' : 'InvalidArgument';
   return new EagerError(code, message, cause === undefined ? undefined : { cause });
+}
+
+/**
+ * True for the JS engine's stack overflow (V8's and Safari's RangeError, Firefox's "too much
+ * recursion").
+ */
+export function isStackOverflow(e) {
+  return e instanceof RangeError ? /call stack/i.test(messageOf(e)) : e instanceof Error && /too much recursion/i.test(messageOf(e));
 }
 
 /** The [[TypedArrayName]] of a real typed array ('Float32Array', ...), else undefined. */
