@@ -686,30 +686,29 @@ export async function fuzzMemoryPressure(api, { rounds = 3, seed = 1, model, log
     if (failures.length < 20) failures.push(msg);
   };
   let where = '';
+  /** A failure of `what`: counted if an EagerError with one of `allowed` codes, else reported. */
+  const failed = (what, e, allowed) => {
+    if (e instanceof api.EagerError && allowed.includes(e.code)) {
+      codes[`${what}:${e.code}`] = (codes[`${what}:${e.code}`] ?? 0) + 1;
+    } else {
+      fail(`round ${round} (seed ${seed}), ${what}: ${e?.constructor?.name} ${e?.code ?? ''}: ${String(e?.message).slice(0, 300)}`);
+    }
+    return null;
+  };
   /** Runs `f`: its result, or null after an EagerError with one of `allowed` codes. */
   const attempt = (what, f, allowed = ['ResourceExhausted']) => {
     where = what;
     try {
       return f();
     } catch (e) {
-      if (e instanceof api.EagerError && allowed.includes(e.code)) {
-        codes[`${what}:${e.code}`] = (codes[`${what}:${e.code}`] ?? 0) + 1;
-        return null;
-      }
-      fail(`round ${round} (seed ${seed}), ${what}: ${e?.constructor?.name} ${e?.code ?? ''}: ${String(e?.message).slice(0, 300)}`);
-      return null;
+      return failed(what, e, allowed);
     }
   };
   const attemptAsync = async (what, f, allowed = ['ResourceExhausted']) => {
     try {
       return await f();
     } catch (e) {
-      if (e instanceof api.EagerError && allowed.includes(e.code)) {
-        codes[`${what}:${e.code}`] = (codes[`${what}:${e.code}`] ?? 0) + 1;
-        return null;
-      }
-      fail(`round ${round} (seed ${seed}), ${what}: ${e?.constructor?.name} ${e?.code ?? ''}: ${String(e?.message).slice(0, 300)}`);
-      return null;
+      return failed(what, e, allowed);
     }
   };
   const predictValue = (ctx, m) => {
