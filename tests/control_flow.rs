@@ -10,19 +10,8 @@ use eager_wasm::{Code, ContextOptions, EagerContext, Tensor};
 
 use common::{ATOL, RTOL};
 
-fn read(name: &str) -> (String, Vec<u8>, String) {
-    let dir = common::fixtures().join("models").join(name);
-    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
-    let mut weights = Vec::new();
-    for p in GraphModel::weight_paths(&json).unwrap() {
-        weights.extend(std::fs::read(dir.join(p)).unwrap());
-    }
-    let reference = std::fs::read_to_string(dir.join("reference.json")).unwrap();
-    (json, weights, reference)
-}
-
 fn check(name: &str) {
-    let (json, weights, reference) = read(name);
+    let (json, weights, reference) = common::model_files(name);
     let mut ctx = EagerContext::default();
     let before = ctx.memory();
     common::check_model(&mut ctx, &json, &weights, &reference, ATOL, RTOL)
@@ -64,7 +53,7 @@ model_tests! {
 /// The dynamic loop's trip count follows its input `n`: fewer steps give a shorter output.
 #[test]
 fn dynamic_loop_length_follows_the_data() {
-    let (json, weights, reference) = read("dynamic_loop");
+    let (json, weights, reference) = common::model_files("dynamic_loop");
     let mut ctx = EagerContext::default();
     let mut m = GraphModel::load(&mut ctx, &json, &weights, &mut |_, _| {}).unwrap();
     let (inputs, _) = common::reference(&reference);
@@ -211,7 +200,7 @@ model_tests! {
 /// predicate input (a Sum) and its Merge's value_index (which branch ran), beside the output.
 #[test]
 fn execute_returns_intermediate_nodes_by_name() {
-    let (json, weights, reference) = read("cond");
+    let (json, weights, reference) = common::model_files("cond");
     let mut ctx = EagerContext::default();
     let mut m = GraphModel::load(&mut ctx, &json, &weights, &mut |_, _| {}).unwrap();
     let (inputs, want) = common::reference(&reference);
@@ -250,7 +239,7 @@ model_tests! {
 /// the cache flat with no churn warning, and every run releases its arrays.
 #[test]
 fn tensor_array_names_do_not_churn_the_cache() {
-    let (json, weights, reference) = read("tf1_tensorarray");
+    let (json, weights, reference) = common::model_files("tf1_tensorarray");
     let (inputs, _) = common::reference(&reference);
     let parts: Vec<&str> = json.split("\"tensor_array_name\": {\"s\": \"\"}").collect();
     assert!(parts.len() >= 3, "the fixture has two TensorArrayV3 nodes");
@@ -290,7 +279,7 @@ fn tensor_array_names_do_not_churn_the_cache() {
 /// a call to a function that is not there, and a function that calls itself.
 #[test]
 fn broken_function_libraries_fail_cleanly() {
-    let (json, weights, _) = read("nested_loop_v2");
+    let (json, weights, _) = common::model_files("nested_loop_v2");
     let mut ctx = EagerContext::default();
     let before = ctx.memory();
     let body = "__inference_while_body_19084_112";
@@ -342,14 +331,14 @@ fn if_with_a_non_bool_predicate_reads_it_as_tf_does() {
         ("cond_false_v2", "pred_as_float", "DT_FLOAT"),
         ("cond_v2", "x", "DT_FLOAT"),
     ] {
-        let (json, weights, reference) = read(name);
+        let (json, weights, reference) = common::model_files(name);
         let json = edit(&json, pred, tcond);
         common::check_model(&mut ctx, &json, &weights, &reference, ATOL, RTOL)
             .unwrap_or_else(|e| panic!("{name} with predicate {pred}: {e}"));
     }
     // An empty non-scalar predicate is false: cond_v2's input with no rows takes the else branch
     // (whose output, like the then branch's, has no rows; the run must still succeed).
-    let (json, weights, _) = read("cond_v2");
+    let (json, weights, _) = common::model_files("cond_v2");
     let json = edit(&json, "x", "DT_FLOAT");
     let mut m = GraphModel::load(&mut ctx, &json, &weights, &mut |_, _| {}).unwrap();
     let x = Tensor::from_slice(&[0, 4], &[] as &[f32]).unwrap();

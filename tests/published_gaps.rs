@@ -17,13 +17,7 @@ struct Fixture {
 }
 
 fn fixture(name: &str) -> Fixture {
-    let dir = common::fixtures().join("models").join(name);
-    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
-    let mut weights = Vec::new();
-    for p in GraphModel::weight_paths(&json).unwrap() {
-        weights.extend(std::fs::read(dir.join(p)).unwrap());
-    }
-    let reference = std::fs::read_to_string(dir.join("reference.json")).unwrap();
+    let (json, weights, reference) = common::model_files(name);
     Fixture {
         json,
         weights,

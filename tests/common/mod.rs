@@ -17,6 +17,19 @@ pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// The graph model fixture `name` (tests/fixtures/models/NAME): its model.json, its weight shards
+/// concatenated in manifest order, and its reference.json.
+pub fn model_files(name: &str) -> (String, Vec<u8>, String) {
+    let dir = fixtures().join("models").join(name);
+    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    let mut weights = Vec::new();
+    for p in GraphModel::weight_paths(&json).unwrap() {
+        weights.extend(std::fs::read(dir.join(p)).unwrap());
+    }
+    let reference = std::fs::read_to_string(dir.join("reference.json")).unwrap();
+    (json, weights, reference)
+}
+
 /// The kernel cache's figures for one op type (panics if no kernel of that op was looked up).
 pub fn op_stats<'a>(stats: &'a CacheStats, op: &str) -> &'a OpCacheStats {
     &stats
