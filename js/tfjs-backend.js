@@ -1,0 +1,191 @@
+// The TensorFlow.js backend's storage and execution: TF.js tensors' data live as eager-wasm tensors
+// in the wasm heap (one per dataId, with TF.js's reference counts), and a kernel runs TF ops by
+// name through an EagerContext, so every TF.js kernel call goes through the kernel cache.
+//
+// String tensors keep their bytes in JS (TF.js passes them as Uint8Array[]): the runtime has no
+// string dtype, and TF.js's own backends keep them in JS as well.
+
+import { DataStorage, KernelBackend, engine } from '@tensorflow/tfjs-core';
+import { EagerContext } from './context.js';
+import { EagerError } from './errors.js';
+import { readOutputs } from './io.js';
+import { opIdOf } from './ops.js';
+
+/** Dtypes a TF.js tensor can have that the runtime holds (string and complex64 stay apart). */
+const HELD = new Set(['float32', 'int32', 'bool']);
+const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
+const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
+
+let nextDataId = 0;
+
+export class EagerWasmBackend extends KernelBackend {
+  /** @param {object} [contextOptions] options of the EagerContext the backend runs on. */
+  constructor(contextOptions) {
+    super();
+    /** The EagerContext every kernel runs on: its cacheStats(), memory() and cache options. */
+    this.context = new EagerContext(contextOptions);
+    this.data = new DataStorage(this, engine());
+    /** Tensors made while a kernel runs, disposed when it ends (reshaped inputs, scalars). */
+    this.scratch = [];
+  }
+
+  // ---- storage ------------------------------------------------------------------------------
+
+  write(values, shape, dtype) {
+    const dataId = { id: nextDataId++ };
+    this.move(dataId, values, shape, dtype, 1);
+    return dataId;
+  }
+
+  move(dataId, values, shape, dtype, refCount) {
+    const entry = { t: null, values: null, shape: shape.slice(), dtype, refCount };
+    if (HELD.has(dtype) && values != null) entry.t = this.context.tensor(values, shape, dtype);
+    else if (HELD.has(dtype)) entry.t = this.context.tensor(zerosOf(dtype, sizeOf(shape)), shape, dtype);
+    else entry.values = values ?? [];
+    this.data.set(dataId, entry);
+  }
+
+  readSync(dataId) {
+    const entry = this.data.get(dataId);
+    if (entry.t === null) return entry.values;
+    return entry.t.dataSync();
+  }
+
+  async read(dataId) {
+    return this.readSync(dataId);
+  }
+
+  disposeData(dataId, force = false) {
+    if (!this.data.has(dataId)) return true;
+    const entry = this.data.get(dataId);
+    entry.refCount--;
+    if (!force && entry.refCount > 0) return false;
+    if (entry.t !== null) entry.t.dispose();
+    this.data.delete(dataId);
+    return true;
+  }
+
+  refCount(dataId) {
+    return this.data.has(dataId) ? this.data.get(dataId).refCount : 0;
+  }
+
+  incRef(dataId) {
+    this.data.get(dataId).refCount++;
+  }
+
+  numDataIds() {
+    return this.data.numDataIds();
+  }
+
+  /**
+   * tf.memory() gets these fields: the runtime's exact report (`eagerWasm`: heap in use and peak,
+   * tensors, kernel cache) beside TF.js's own counts.
+   */
+  memory() {
+    return { unreliable: false, eagerWasm: this.context.memory() };
+  }
+
+  /** The kernel cache's statistics (tf.backend().cacheStats()). */
+  cacheStats() {
+    return this.context.cacheStats();
+  }
+
+  timerAvailable() {
+    return true;
+  }
+
+  async time(f) {
+    const start = performance.now();
+    f();
+    return { kernelMs: performance.now() - start };
+  }
+
+  floatPrecision() {
+    return 32;
+  }
+
+  epsilon() {
+    return 1e-7;
+  }
+
+  dispose() {
+    this.context.dispose();
+  }
+
+  // ---- execution ----------------------------------------------------------------------------
+
+  /** The eager tensor holding `info`'s data, in `info`'s shape. */
+  tensorOf(info) {
+    const entry = this.data.get(info.dataId);
+    if (entry.t === null) {
+      throw new EagerError('Unimplemented', `eager-wasm's TF.js backend has no kernels for ${entry.dtype} tensors here`);
+    }
+    if (sameShape(entry.t.shape, info.shape)) return entry.t;
+    // TF.js shares a dataId between tensors of one size and different shapes.
+    const r = this.runRaw('Reshape', [entry.t, this.constInt(info.shape)])[0];
+    this.scratch.push(r);
+    return r;
+  }
+
+  /** An int32 tensor of `values` (attrs TF takes as inputs), disposed after the kernel. */
+  constInt(values) {
+    const list = typeof values === 'number' ? values : Array.from(values);
+    const t = this.context.tensor(typeof list === 'number' ? new Int32Array([list]) : Int32Array.from(list), typeof list === 'number' ? [] : [list.length], 'int32');
+    this.scratch.push(t);
+    return t;
+  }
+
+  /** A scalar of `dtype`, disposed after the kernel. */
+  scalar(value, dtype = 'float32') {
+    const t = this.context.tensor(dtype === 'float32' ? new Float32Array([value]) : dtype === 'int32' ? new Int32Array([value]) : new Uint8Array([value ? 1 : 0]), [], dtype);
+    this.scratch.push(t);
+    return t;
+  }
+
+  /** Runs TF op `op` on eager tensors; returns eager tensors (the caller owns them). */
+  runRaw(op, inputs, attrs) {
+    const ctx = this.context;
+    return readOutputs(ctx, ctx._run(opIdOf(op), op, inputs, attrs));
+  }
+
+  /** An eager tensor as a TF.js TensorInfo (int64 and uint8 results become int32, as TF.js has them). */
+  adopt(t) {
+    if (t.dtype === 'int64' || t.dtype === 'uint8') {
+      const c = this.runRaw('Cast', [t], { DstT: 'int32' })[0];
+      t.dispose();
+      t = c;
+    }
+    const dataId = { id: nextDataId++ };
+    this.data.set(dataId, { t, values: null, shape: t.shape.slice(), dtype: t.dtype, refCount: 1 });
+    return { dataId, shape: t.shape.slice(), dtype: t.dtype };
+  }
+
+  /** Runs TF op `op` on TF.js tensors (TensorInfos or eager tensors); returns TensorInfos. */
+  run(op, inputs, attrs) {
+    const ts = inputs.map((x) => (x !== null && typeof x === 'object' && 'dataId' in x ? this.tensorOf(x) : x));
+    return this.runRaw(op, ts, attrs).map((t) => this.adopt(t));
+  }
+
+  /** `run`'s first output. */
+  run1(op, inputs, attrs) {
+    return this.run(op, inputs, attrs)[0];
+  }
+
+  /** Disposes the kernel's temporaries (called when a kernel ends, thrown or not). */
+  endKernel() {
+    const s = this.scratch;
+    if (s.length === 0) return;
+    this.scratch = [];
+    for (const t of s) t.dispose();
+  }
+
+  /** A TensorInfo for JS-held values (strings) or new values of a held dtype. */
+  makeOutput(values, shape, dtype) {
+    const dataId = this.write(values, shape, dtype);
+    return { dataId, shape: shape.slice(), dtype };
+  }
+}
+
+function zerosOf(dtype, n) {
+  return dtype === 'float32' ? new Float32Array(n) : dtype === 'int32' ? new Int32Array(n) : new Uint8Array(n);
+}

@@ -1,0 +1,557 @@
+// TF.js's kernels (tfjs-core 4.22's kernel_names) as TF ops: each entry translates a kernel's
+// TF.js inputs and attrs into the TF op(s) it stands for, run by the backend through the
+// EagerContext. Most are one op; a few TF.js-only kernels are short compositions of TF ops.
+// A kernel gets `{ inputs, attrs, backend }` and returns TensorInfo(s).
+
+import { backend_util } from '@tensorflow/tfjs-core';
+import { EagerError } from './errors.js';
+
+/** name -> kernelFunc */
+export const KERNELS = new Map();
+
+const def = (name, fn) => KERNELS.set(name, fn);
+const unimplemented = (what) => new EagerError('Unimplemented', `eager-wasm: ${what}`);
+
+// ---- elementwise ------------------------------------------------------------------------------
+
+const SAME_NAME_UNARY =
+  'Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Elu Erf Exp Expm1 Floor IsFinite IsInf IsNan ' +
+  'Log Log1p LogicalNot Neg Reciprocal Relu Relu6 Round Rsqrt Selu Sigmoid Sign Sin Sinh Softplus ' +
+  'Sqrt Square Tan Tanh ZerosLike OnesLike Identity';
+for (const name of SAME_NAME_UNARY.split(' ')) {
+  def(name, ({ inputs: { x }, backend }) => backend.run1(name, [x]));
+}
+
+const BINARY = {
+  Add: 'AddV2', Sub: 'Sub', Multiply: 'Mul', RealDiv: 'RealDiv', FloorDiv: 'FloorDiv',
+  Maximum: 'Maximum', Minimum: 'Minimum', Pow: 'Pow', SquaredDifference: 'SquaredDifference',
+  Atan2: 'Atan2', Mod: 'FloorMod', Equal: 'Equal', NotEqual: 'NotEqual', Less: 'Less',
+  LessEqual: 'LessEqual', Greater: 'Greater', GreaterEqual: 'GreaterEqual', LogicalAnd: 'LogicalAnd',
+  LogicalOr: 'LogicalOr', LogicalXor: 'NotEqual', BitwiseAnd: 'BitwiseAnd', Prelu: 'Prelu',
+};
+for (const [name, op] of Object.entries(BINARY)) {
+  def(name, ({ inputs, backend }) => backend.run1(op, name === 'Prelu' ? [inputs.x, inputs.alpha] : [inputs.a, inputs.b]));
+}
+
+def('AddN', ({ inputs, backend }) => backend.run1('AddN', inputs));
+def('LeakyRelu', ({ inputs: { x }, attrs, backend }) => backend.run1('LeakyRelu', [x], { alpha: attrs.alpha }));
+def('ClipByValue', ({ inputs: { x }, attrs, backend }) => {
+  const dt = x.dtype;
+  return backend.run1('ClipByValue', [x, backend.scalar(attrs.clipValueMin, dt), backend.scalar(attrs.clipValueMax, dt)]);
+});
+def('Cast', ({ inputs: { x }, attrs, backend }) => backend.run1('Cast', [x], { DstT: attrs.dtype }));
+// TF.js's step: 1 where x > 0, alpha elsewhere, NaN kept.
+def('Step', ({ inputs: { x }, attrs, backend }) => {
+  const [pos] = backend.runRaw('Greater', [backend.tensorOf(x), backend.scalar(0, x.dtype)]);
+  backend.scratch.push(pos);
+  const [stepped] = backend.runRaw('SelectV2', [pos, backend.scalar(1, x.dtype), backend.scalar(attrs.alpha, x.dtype)]);
+  if (x.dtype !== 'float32') return backend.adopt(stepped);
+  backend.scratch.push(stepped);
+  const [nan] = backend.runRaw('IsNan', [backend.tensorOf(x)]);
+  backend.scratch.push(nan);
+  return backend.run1('SelectV2', [nan, x, stepped]);
+});
+
+def('Select', ({ inputs: { condition, t, e }, backend }) => backend.run1('SelectV2', [condition, t, e]));
+
+// ---- reductions -------------------------------------------------------------------------------
+
+const axesOf = (axis, rank) => {
+  const list = axis === undefined || axis === null ? [...Array(rank).keys()] : Array.isArray(axis) ? axis : [axis];
+  return list.map((a) => (a < 0 ? a + rank : a));
+};
+for (const [name, op, key] of [
+  ['Sum', 'Sum', 'axis'], ['Max', 'Max', 'reductionIndices'], ['Min', 'Min', 'axis'], ['Mean', 'Mean', 'axis'],
+  ['Prod', 'Prod', 'axis'], ['All', 'All', 'axis'], ['Any', 'Any', 'axis'],
+]) {
+  def(name, ({ inputs: { x }, attrs, backend }) =>
+    backend.run1(op, [x, backend.constInt(axesOf(attrs[key], x.shape.length))], { keep_dims: !!attrs.keepDims }),
+  );
+}
+for (const name of ['ArgMax', 'ArgMin']) {
+  def(name, ({ inputs: { x }, attrs, backend }) =>
+    backend.run1(name, [x, backend.constInt(attrs.axis)], { output_type: 'int32' }),
+  );
+}
+for (const name of ['Cumsum', 'Cumprod']) {
+  def(name, ({ inputs: { x }, attrs, backend }) =>
+    backend.run1(name, [x, backend.constInt(attrs.axis)], { exclusive: !!attrs.exclusive, reverse: !!attrs.reverse }),
+  );
+}
+def('Softmax', ({ inputs: { logits }, backend }) => backend.run1('Softmax', [logits]));
+def('LogSoftmax', ({ inputs: { logits }, backend }) => backend.run1('LogSoftmax', [logits]));
+
+// ---- matmul and convolutions ------------------------------------------------------------------
+
+def('BatchMatMul', ({ inputs: { a, b }, attrs, backend }) =>
+  backend.run1('BatchMatMulV2', [a, b], { adj_x: !!attrs.transposeA, adj_y: !!attrs.transposeB }),
+);
+
+/** TF.js's fused activations as TF ops on `y` (an eager tensor the caller owns). */
+function activate(backend, y, attrs, prelu) {
+  const act = attrs.activation ?? 'linear';
+  if (act === 'linear') return y;
+  let out;
+  if (act === 'relu' || act === 'relu6' || act === 'elu' || act === 'sigmoid' || act === 'tanh') {
+    [out] = backend.runRaw(act === 'relu' ? 'Relu' : act === 'relu6' ? 'Relu6' : act === 'elu' ? 'Elu' : act === 'sigmoid' ? 'Sigmoid' : 'Tanh', [y]);
+  } else if (act === 'leakyrelu') {
+    [out] = backend.runRaw('LeakyRelu', [y], { alpha: attrs.leakyreluAlpha ?? 0.2 });
+  } else if (act === 'prelu') {
+    [out] = backend.runRaw('Prelu', [y, backend.tensorOf(prelu)]);
+  } else {
+    y.dispose();
+    throw unimplemented(`fused activation '${act}'`);
+  }
+  y.dispose();
+  return out;
+}
+
+/** `y` + bias (if any), then the activation: the epilogue of TF.js's fused kernels. */
+function epilogue(backend, y, inputs, attrs) {
+  if (inputs.bias != null) {
+    const [b] = backend.runRaw('AddV2', [y, backend.tensorOf(inputs.bias)]);
+    y.dispose();
+    y = b;
+  }
+  return backend.adopt(activate(backend, y, attrs, inputs.preluActivationWeights));
+}
+
+def('_FusedMatMul', ({ inputs, attrs, backend }) => {
+  const [y] = backend.runRaw('BatchMatMulV2', [backend.tensorOf(inputs.a), backend.tensorOf(inputs.b)], {
+    adj_x: !!attrs.transposeA,
+    adj_y: !!attrs.transposeB,
+  });
+  return epilogue(backend, y, inputs, attrs);
+});
+
+const pair = (v) => (typeof v === 'number' ? [v, v] : v);
+const triple = (v) => (typeof v === 'number' ? [v, v, v] : v);
+
+/**
+ * TF's padding attrs for a 2-D window op whose TF.js geometry `info` (computeConv2DInfo or
+ * computePool2DInfo) was computed from TF.js's pad and rounding: 'same' and 'valid' as they are,
+ * anything else as explicit paddings that give TF.js's output size.
+ */
+function padAttrs(pad, info, roundingMode) {
+  if ((pad === 'same' || pad === 'valid') && roundingMode == null) return { padding: pad.toUpperCase() };
+  const { top, left } = info.padInfo;
+  const bottom = (info.outHeight - 1) * info.strideHeight + info.effectiveFilterHeight - info.inHeight - top;
+  const right = (info.outWidth - 1) * info.strideWidth + info.effectiveFilterWidth - info.inWidth - left;
+  if (bottom < 0 || right < 0 || top < 0 || left < 0) throw unimplemented(`padding ${JSON.stringify(pad)} with rounding '${roundingMode}'`);
+  return { padding: 'EXPLICIT', explicit_paddings: [0, 0, top, bottom, left, right, 0, 0] };
+}
+
+/** Runs `f(x)` on NHWC data when `dataFormat` is NCHW: transposes in and out. */
+function inNhwc(backend, x, dataFormat, f) {
+  if (dataFormat !== 'NCHW') return f(backend.tensorOf(x), x.shape);
+  const [xt] = backend.runRaw('Transpose', [backend.tensorOf(x), backend.constInt([0, 2, 3, 1])]);
+  backend.scratch.push(xt);
+  const y = f(xt, xt.shape);
+  backend.scratch.push(y);
+  return backend.runRaw('Transpose', [y, backend.constInt([0, 3, 1, 2])])[0];
+}
+
+function conv2d(backend, inputs, attrs, depthwise) {
+  const { x, filter } = inputs;
+  const dilations = pair(attrs.dilations ?? 1);
+  const strides = pair(attrs.strides);
+  return inNhwc(backend, x, attrs.dataFormat, (xt, shape) => {
+    const info = backend_util.computeConv2DInfo(shape, filter.shape, strides, dilations, attrs.pad, attrs.dimRoundingMode, depthwise);
+    return backend.runRaw(depthwise ? 'DepthwiseConv2dNative' : 'Conv2D', [xt, backend.tensorOf(filter)], {
+      strides: [1, strides[0], strides[1], 1],
+      dilations: [1, dilations[0], dilations[1], 1],
+      ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+    })[0];
+  });
+}
+
+def('Conv2D', ({ inputs, attrs, backend }) => backend.adopt(conv2d(backend, inputs, attrs, false)));
+def('DepthwiseConv2dNative', ({ inputs, attrs, backend }) => backend.adopt(conv2d(backend, inputs, attrs, true)));
+def('FusedConv2D', ({ inputs, attrs, backend }) => epilogue(backend, conv2d(backend, inputs, attrs, false), inputs, attrs));
+def('FusedDepthwiseConv2D', ({ inputs, attrs, backend }) =>
+  epilogue(backend, conv2d(backend, inputs, attrs, true), inputs, attrs),
+);
+
+def('Conv2DBackpropInput', ({ inputs: { dy, filter }, attrs, backend }) => {
+  const strides = pair(attrs.strides);
+  const nchw = attrs.dataFormat === 'NCHW';
+  const inShape = nchw ? [attrs.inputShape[0], attrs.inputShape[2], attrs.inputShape[3], attrs.inputShape[1]] : attrs.inputShape;
+  const info = backend_util.computeConv2DInfo(inShape, filter.shape, strides, 1, attrs.pad, attrs.dimRoundingMode);
+  return backend.adopt(
+    inNhwc(backend, dy, attrs.dataFormat, (dyt) =>
+      backend.runRaw('Conv2DBackpropInput', [backend.constInt(inShape), backend.tensorOf(filter), dyt], {
+        strides: [1, strides[0], strides[1], 1],
+        ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+      })[0],
+    ),
+  );
+});
+
+def('Conv2DBackpropFilter', ({ inputs: { x, dy }, attrs, backend }) => {
+  const strides = pair(attrs.strides);
+  const nchwT = (t) => backend.runRaw('Transpose', [backend.tensorOf(t), backend.constInt([0, 2, 3, 1])])[0];
+  const nchw = attrs.dataFormat === 'NCHW';
+  const xt = nchw ? nchwT(x) : backend.tensorOf(x);
+  const dyt = nchw ? nchwT(dy) : backend.tensorOf(dy);
+  if (nchw) backend.scratch.push(xt, dyt);
+  const info = backend_util.computeConv2DInfo(xt.shape, attrs.filterShape, strides, 1, attrs.pad, attrs.dimRoundingMode);
+  return backend.run1('Conv2DBackpropFilter', [xt, backend.constInt(attrs.filterShape), dyt], {
+    strides: [1, strides[0], strides[1], 1],
+    ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+  });
+});
+
+for (const [name, sizes] of [
+  ['DepthwiseConv2dNativeBackpropInput', 'inputShape'],
+  ['DepthwiseConv2dNativeBackpropFilter', 'filterShape'],
+]) {
+  def(name, ({ inputs, attrs, backend }) => {
+    const strides = pair(attrs.strides);
+    const dilations = pair(attrs.dilations ?? 1);
+    const xShape = sizes === 'inputShape' ? attrs.inputShape : inputs.x.shape;
+    const fShape = sizes === 'filterShape' ? attrs.filterShape : inputs.filter.shape;
+    const info = backend_util.computeConv2DInfo(xShape, fShape, strides, dilations, attrs.pad, attrs.dimRoundingMode, true);
+    const args =
+      sizes === 'inputShape'
+        ? [backend.constInt(attrs.inputShape), inputs.filter, inputs.dy]
+        : [inputs.x, backend.constInt(attrs.filterShape), inputs.dy];
+    return backend.run1(name, args, {
+      strides: [1, strides[0], strides[1], 1],
+      dilations: [1, dilations[0], dilations[1], 1],
+      ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+    });
+  });
+}
+
+const strides5 = (s) => [1, ...triple(s), 1];
+def('Conv3D', ({ inputs: { x, filter }, attrs, backend }) =>
+  backend.run1('Conv3D', [x, filter], {
+    strides: strides5(attrs.strides),
+    dilations: strides5(attrs.dilations ?? 1),
+    padding: attrs.pad.toUpperCase(),
+  }),
+);
+def('Conv3DBackpropInputV2', ({ inputs: { dy, filter }, attrs, backend }) =>
+  backend.run1('Conv3DBackpropInputV2', [backend.constInt(attrs.inputShape), filter, dy], {
+    strides: strides5(attrs.strides),
+    padding: attrs.pad.toUpperCase(),
+  }),
+);
+def('Conv3DBackpropFilterV2', ({ inputs: { x, dy }, attrs, backend }) =>
+  backend.run1('Conv3DBackpropFilterV2', [x, backend.constInt(attrs.filterShape), dy], {
+    strides: strides5(attrs.strides),
+    padding: attrs.pad.toUpperCase(),
+  }),
+);
+
+// ---- pooling ----------------------------------------------------------------------------------
+
+function poolAttrs(x, attrs) {
+  const filter = pair(attrs.filterSize);
+  const strides = pair(attrs.strides);
+  const info = backend_util.computePool2DInfo(x.shape, filter, strides, 1, attrs.pad, attrs.dimRoundingMode);
+  return { ksize: [1, filter[0], filter[1], 1], strides: [1, strides[0], strides[1], 1], info };
+}
+
+/** TF's AvgPool has no explicit padding: TF.js's numeric pad must match SAME or VALID. */
+function poolPadding(attrs, info, op) {
+  const p = padAttrs(attrs.pad, info, attrs.dimRoundingMode);
+  if (p.padding !== 'EXPLICIT') return p;
+  const e = p.explicit_paddings;
+  if (e.every((v) => v === 0)) return { padding: 'VALID' };
+  const same = backend_util.computePool2DInfo(info.inShape, [info.filterHeight, info.filterWidth], [info.strideHeight, info.strideWidth], 1, 'same');
+  if (same.outHeight === info.outHeight && same.outWidth === info.outWidth && same.padInfo.top === e[2] && same.padInfo.left === e[4]) {
+    return { padding: 'SAME' };
+  }
+  if (op === 'MaxPool') return p;
+  throw unimplemented(`${op} with padding ${JSON.stringify(attrs.pad)}`);
+}
+
+for (const op of ['MaxPool', 'AvgPool']) {
+  def(op, ({ inputs: { x }, attrs, backend }) => {
+    const { ksize, strides, info } = poolAttrs(x, attrs);
+    if (info.filterHeight === 1 && info.filterWidth === 1 && info.strideHeight === 1 && info.strideWidth === 1 && attrs.pad !== 'same') {
+      return backend.run1('Identity', [x]);
+    }
+    return backend.run1(op, [x], { ksize, strides, ...poolPadding(attrs, info, op) });
+  });
+}
+def('MaxPoolGrad', ({ inputs: { dy, input, output }, attrs, backend }) => {
+  const { ksize, strides, info } = poolAttrs(input, attrs);
+  return backend.run1('MaxPoolGrad', [input, output, dy], { ksize, strides, ...poolPadding(attrs, info, 'MaxPool') });
+});
+def('AvgPoolGrad', ({ inputs: { dy, input }, attrs, backend }) => {
+  const { ksize, strides, info } = poolAttrs(input, attrs);
+  return backend.run1('AvgPoolGrad', [backend.constInt(input.shape), dy], { ksize, strides, ...poolPadding(attrs, info, 'AvgPool') });
+});
+def('MaxPoolWithArgmax', ({ inputs: { x }, attrs, backend }) => {
+  const { ksize, strides, info } = poolAttrs(x, attrs);
+  return backend.run('MaxPoolWithArgmax', [x], {
+    ksize,
+    strides,
+    ...poolPadding(attrs, info, 'MaxPool'),
+    include_batch_in_index: !!attrs.includeBatchInIndex,
+    Targmax: 'int64',
+  });
+});
+const pool3 = (attrs) => ({ ksize: strides5(attrs.filterSize), strides: strides5(attrs.strides), padding: String(attrs.pad).toUpperCase() });
+for (const op of ['MaxPool3D', 'AvgPool3D']) {
+  def(op, ({ inputs: { x }, attrs, backend }) => backend.run1(op, [x], pool3(attrs)));
+}
+def('MaxPool3DGrad', ({ inputs: { dy, input, output }, attrs, backend }) =>
+  backend.run1('MaxPool3DGrad', [input, output, dy], pool3(attrs)),
+);
+def('AvgPool3DGrad', ({ inputs: { dy, input }, attrs, backend }) =>
+  backend.run1('AvgPool3DGrad', [backend.constInt(input.shape), dy], pool3(attrs)),
+);
+
+// ---- normalization and images -------------------------------------------------------------
+
+// TF.js's batchNorm broadcasts mean, variance, scale and offset against x of any rank.
+def('FusedBatchNorm', ({ inputs, attrs, backend }) => {
+  const { x, mean, variance, scale, offset } = inputs;
+  const own = [];
+  const op = (name, args) => {
+    const [t] = backend.runRaw(name, args);
+    own.push(t);
+    return t;
+  };
+  try {
+    let inv = op('Rsqrt', [op('AddV2', [backend.tensorOf(variance), backend.scalar(attrs.varianceEpsilon ?? 0.001)])]);
+    if (scale != null) inv = op('Mul', [inv, backend.tensorOf(scale)]);
+    let y = op('Mul', [op('Sub', [backend.tensorOf(x), backend.tensorOf(mean)]), inv]);
+    if (offset != null) y = op('AddV2', [y, backend.tensorOf(offset)]);
+    own.pop();
+    return backend.adopt(y);
+  } finally {
+    for (const t of own) t.dispose();
+  }
+});
+def('LRN', ({ inputs: { x }, attrs, backend }) =>
+  backend.run1('LRN', [x], { depth_radius: attrs.depthRadius, bias: attrs.bias, alpha: attrs.alpha, beta: attrs.beta }),
+);
+def('LRNGrad', ({ inputs: { x, y, dy }, attrs, backend }) =>
+  backend.run1('LRNGrad', [dy, x, y], { depth_radius: attrs.depthRadius, bias: attrs.bias, alpha: attrs.alpha, beta: attrs.beta }),
+);
+def('EluGrad', ({ inputs: { dy, y }, backend }) => backend.run1('EluGrad', [dy, y]));
+
+for (const op of ['ResizeBilinear', 'ResizeNearestNeighbor']) {
+  def(op, ({ inputs: { images }, attrs, backend }) =>
+    backend.run1(op, [images, backend.constInt(attrs.size)], {
+      align_corners: !!attrs.alignCorners,
+      half_pixel_centers: !!attrs.halfPixelCenters,
+    }),
+  );
+}
+def('ResizeBilinearGrad', ({ inputs: { images, dy }, attrs, backend }) =>
+  backend.run1('ResizeBilinearGrad', [dy, images], { align_corners: !!attrs.alignCorners, half_pixel_centers: !!attrs.halfPixelCenters }),
+);
+def('ResizeNearestNeighborGrad', ({ inputs: { images, dy }, attrs, backend }) =>
+  backend.run1('ResizeNearestNeighborGrad', [dy, backend.constInt(images.shape.slice(1, 3))], {
+    align_corners: !!attrs.alignCorners,
+    half_pixel_centers: !!attrs.halfPixelCenters,
+  }),
+);
+def('CropAndResize', ({ inputs: { image, boxes, boxInd }, attrs, backend }) =>
+  backend.run1('CropAndResize', [image, boxes, boxInd, backend.constInt(attrs.cropSize)], {
+    method: attrs.method,
+    extrapolation_value: attrs.extrapolationValue,
+  }),
+);
+def('FlipLeftRight', ({ inputs: { image }, backend }) => backend.run1('ReverseV2', [image, backend.constInt([2])]));
+def('Dilation2D', ({ inputs: { x, filter }, attrs, backend }) => {
+  const s = pair(attrs.strides);
+  const d = pair(attrs.dilations);
+  return backend.run1('Dilation2D', [x, filter], { strides: [1, s[0], s[1], 1], rates: [1, d[0], d[1], 1], padding: attrs.pad.toUpperCase() });
+});
+for (const name of ['Dilation2DBackpropInput', 'Dilation2DBackpropFilter']) {
+  def(name, ({ inputs: { x, filter, dy }, attrs, backend }) => {
+    const s = pair(attrs.strides);
+    const d = pair(attrs.dilations);
+    return backend.run1(name, [x, filter, dy], { strides: [1, s[0], s[1], 1], rates: [1, d[0], d[1], 1], padding: attrs.pad.toUpperCase() });
+  });
+}
+def('Transform', ({ inputs: { image, transforms }, attrs, backend }) => {
+  const [h, w] = attrs.outputShape ?? image.shape.slice(1, 3);
+  return backend.run1('ImageProjectiveTransformV3', [image, transforms, backend.constInt([h, w]), backend.scalar(attrs.fillValue ?? 0)], {
+    interpolation: attrs.interpolation.toUpperCase(),
+    fill_mode: attrs.fillMode.toUpperCase(),
+    dtype: 'float32',
+  });
+});
+
+// ---- shapes and data movement -----------------------------------------------------------------
+
+def('Reshape', ({ inputs: { x }, attrs, backend }) => {
+  // -1 in TF.js's shape is resolved by the op as in TF.
+  return backend.run1('Reshape', [x, backend.constInt(attrs.shape)]);
+});
+def('ExpandDims', ({ inputs: { input }, attrs, backend }) => backend.run1('ExpandDims', [input, backend.constInt(attrs.dim)]));
+def('Concat', ({ inputs, attrs, backend }) => {
+  const axis = attrs.axis < 0 ? attrs.axis + inputs[0].shape.length : attrs.axis;
+  const nonEmpty = inputs.filter((t) => t.shape.reduce((a, b) => a * b, 1) > 0);
+  const list = nonEmpty.length > 0 ? nonEmpty : inputs.slice(0, 1);
+  if (list.length === 1) return backend.run1('Identity', [list[0]]);
+  return backend.run1('ConcatV2', [...list, backend.constInt(axis)]);
+});
+def('Pack', ({ inputs, attrs, backend }) => backend.run1('Pack', inputs, { axis: attrs.axis }));
+def('Unpack', ({ inputs: { value }, attrs, backend }) => {
+  const axis = attrs.axis < 0 ? attrs.axis + value.shape.length : attrs.axis;
+  return backend.run('Unpack', [value], { axis, num: value.shape[axis] });
+});
+def('SplitV', ({ inputs: { x }, attrs, backend }) => {
+  const axis = attrs.axis < 0 ? attrs.axis + x.shape.length : attrs.axis;
+  const sizes = backend_util.prepareSplitSize(x, attrs.numOrSizeSplits, axis);
+  return backend.run('SplitV', [x, backend.constInt(sizes), backend.constInt(axis)], { num_split: sizes.length });
+});
+def('Slice', ({ inputs: { x }, attrs, backend }) => {
+  const [begin, size] = backend_util.slice_util.parseSliceParams(x, attrs.begin, attrs.size);
+  return backend.run1('Slice', [x, backend.constInt(begin), backend.constInt(size)]);
+});
+def('StridedSlice', ({ inputs: { x }, attrs, backend }) =>
+  backend.run1('StridedSlice', [x, backend.constInt(attrs.begin), backend.constInt(attrs.end), backend.constInt(attrs.strides)], {
+    begin_mask: attrs.beginMask,
+    end_mask: attrs.endMask,
+    ellipsis_mask: attrs.ellipsisMask,
+    new_axis_mask: attrs.newAxisMask,
+    shrink_axis_mask: attrs.shrinkAxisMask,
+  }),
+);
+def('Tile', ({ inputs: { x }, attrs, backend }) => backend.run1('Tile', [x, backend.constInt(attrs.reps)]));
+def('Transpose', ({ inputs: { x }, attrs, backend }) => backend.run1('Transpose', [x, backend.constInt(attrs.perm)]));
+def('Reverse', ({ inputs: { x }, attrs, backend }) =>
+  backend.run1('ReverseV2', [x, backend.constInt(axesOf(attrs.dims, x.shape.length))]),
+);
+def('GatherV2', ({ inputs: { x, indices }, attrs, backend }) =>
+  backend.run1('GatherV2', [x, indices, backend.constInt(attrs.axis)], { batch_dims: attrs.batchDims ?? 0 }),
+);
+def('GatherNd', ({ inputs: { params, indices }, backend }) => backend.run1('GatherNd', [params, indices]));
+def('ScatterNd', ({ inputs: { indices, updates }, attrs, backend }) =>
+  backend.run1('ScatterNd', [indices, updates, backend.constInt(attrs.shape)]),
+);
+def('TensorScatterUpdate', ({ inputs: { tensor, indices, updates }, backend }) =>
+  backend.run1('TensorScatterUpdate', [tensor, indices, updates]),
+);
+def('PadV2', ({ inputs: { x }, attrs, backend }) => {
+  const pads = backend.context.tensor(Int32Array.from(attrs.paddings.flat()), [attrs.paddings.length, 2], 'int32');
+  backend.scratch.push(pads);
+  return backend.run1('PadV2', [x, pads, backend.scalar(attrs.constantValue ?? 0, x.dtype)]);
+});
+def('MirrorPad', ({ inputs: { x }, attrs, backend }) => {
+  const pads = backend.context.tensor(Int32Array.from(attrs.paddings.flat()), [attrs.paddings.length, 2], 'int32');
+  backend.scratch.push(pads);
+  return backend.run1('MirrorPad', [x, pads], { mode: attrs.mode.toUpperCase() });
+});
+def('Fill', ({ attrs, backend }) => {
+  if (attrs.dtype === 'string') throw unimplemented('string tensors');
+  return backend.run1('Fill', [backend.constInt(attrs.shape), backend.scalar(attrs.value, attrs.dtype ?? 'float32')]);
+});
+def('Range', ({ attrs, backend }) => {
+  const dt = attrs.dtype ?? 'float32';
+  return backend.run1('Range', [backend.scalar(attrs.start, dt), backend.scalar(attrs.stop, dt), backend.scalar(attrs.step, dt)]);
+});
+def('LinSpace', ({ attrs, backend }) =>
+  backend.run1('LinSpace', [backend.scalar(attrs.start), backend.scalar(attrs.stop), backend.constInt(attrs.num)]),
+);
+def('OneHot', ({ inputs: { indices }, attrs, backend }) => {
+  const dt = attrs.dtype ?? 'int32';
+  return backend.run1('OneHot', [indices, backend.constInt(attrs.depth), backend.scalar(attrs.onValue, dt), backend.scalar(attrs.offValue, dt)], {
+    axis: -1,
+  });
+});
+def('DepthToSpace', ({ inputs: { x }, attrs, backend }) =>
+  backend.run1('DepthToSpace', [x], { block_size: attrs.blockSize, data_format: attrs.dataFormat ?? 'NHWC' }),
+);
+def('SpaceToBatchND', ({ inputs: { x }, attrs, backend }) => {
+  const pads = backend.context.tensor(Int32Array.from(attrs.paddings.flat()), [attrs.paddings.length, 2], 'int32');
+  backend.scratch.push(pads);
+  return backend.run1('SpaceToBatchND', [x, backend.constInt(attrs.blockShape), pads]);
+});
+def('BatchToSpaceND', ({ inputs: { x }, attrs, backend }) => {
+  const crops = backend.context.tensor(Int32Array.from(attrs.crops.flat()), [attrs.crops.length, 2], 'int32');
+  backend.scratch.push(crops);
+  return backend.run1('BatchToSpaceND', [x, backend.constInt(attrs.blockShape), crops]);
+});
+def('BroadcastTo', ({ inputs: { x }, attrs, backend }) => backend.run1('BroadcastTo', [x, backend.constInt(attrs.shape)]));
+def('BroadcastArgs', ({ inputs: { s0, s1 }, backend }) => backend.run1('BroadcastArgs', [s0, s1]));
+def('Unique', ({ inputs: { x }, attrs, backend }) =>
+  backend.run('UniqueV2', [x, backend.constInt([attrs.axis ?? 0])], { out_idx: 'int32' }),
+);
+def('Einsum', ({ inputs, attrs, backend }) => backend.run1('Einsum', inputs, { equation: attrs.equation }));
+def('Diag', ({ inputs: { x }, backend }) => backend.run1('Diag', [x]));
+def('MatrixBandPart', ({ inputs: { input, numLower, numUpper }, backend }) =>
+  backend.run1('MatrixBandPart', [input, numLower, numUpper]),
+);
+def('TopK', ({ inputs: { x }, attrs, backend }) => backend.run('TopKV2', [x, backend.constInt(attrs.k)], { sorted: attrs.sorted !== false }));
+for (const name of ['LowerBound', 'UpperBound']) {
+  def(name, ({ inputs: { sortedSequence, values }, backend }) => backend.run1(name, [sortedSequence, values], { out_type: 'int32' }));
+}
+def('SearchSorted', ({ inputs: { sortedSequence, values }, attrs, backend }) =>
+  backend.run1(attrs.side === 'right' ? 'UpperBound' : 'LowerBound', [sortedSequence, values], { out_type: 'int32' }),
+);
+def('Bincount', ({ inputs: { x, weights }, attrs, backend }) =>
+  backend.run1('Bincount', [x, backend.constInt(attrs.size), weights]),
+);
+def('DenseBincount', ({ inputs: { x, weights }, attrs, backend }) =>
+  backend.run1('DenseBincount', [x, backend.constInt(attrs.size), weights], { binary_output: !!attrs.binaryOutput }),
+);
+def('UnsortedSegmentSum', ({ inputs: { x, segmentIds }, attrs, backend }) =>
+  backend.run1('UnsortedSegmentSum', [x, segmentIds, backend.constInt(attrs.numSegments)]),
+);
+def('Multinomial', ({ inputs: { logits }, attrs, backend }) => {
+  let l = backend.tensorOf(logits);
+  if (attrs.normalized) {
+    [l] = backend.runRaw('Log', [l]);
+    backend.scratch.push(l);
+  }
+  return backend.run1('Multinomial', [l, backend.constInt(attrs.numSamples)], { seed: attrs.seed ?? 0, seed2: 0, output_dtype: 'int32' });
+});
+
+// ---- non-max suppression, sparse and ragged ---------------------------------------------------
+
+def('NonMaxSuppressionV3', ({ inputs: { boxes, scores }, attrs, backend }) =>
+  backend.run1('NonMaxSuppressionV3', [boxes, scores, backend.constInt(attrs.maxOutputSize), backend.scalar(attrs.iouThreshold), backend.scalar(attrs.scoreThreshold)]),
+);
+def('NonMaxSuppressionV4', ({ inputs: { boxes, scores }, attrs, backend }) =>
+  backend.run(
+    'NonMaxSuppressionV4',
+    [boxes, scores, backend.constInt(attrs.maxOutputSize), backend.scalar(attrs.iouThreshold), backend.scalar(attrs.scoreThreshold)],
+    { pad_to_max_output_size: !!attrs.padToMaxOutputSize },
+  ),
+);
+def('NonMaxSuppressionV5', ({ inputs: { boxes, scores }, attrs, backend }) =>
+  backend
+    .run('NonMaxSuppressionV5', [
+      boxes,
+      scores,
+      backend.constInt(attrs.maxOutputSize),
+      backend.scalar(attrs.iouThreshold),
+      backend.scalar(attrs.scoreThreshold),
+      backend.scalar(attrs.softNmsSigma),
+    ])
+    .slice(0, 2),
+);
+def('SparseToDense', ({ inputs: { sparseIndices, sparseValues, defaultValue }, attrs, backend }) =>
+  backend.run1('SparseToDense', [sparseIndices, backend.constInt(attrs.outputShape), sparseValues, defaultValue], { validate_indices: true }),
+);
+def('SparseFillEmptyRows', ({ inputs: { indices, values, denseShape, defaultValue }, backend }) =>
+  backend.run('SparseFillEmptyRows', [indices, values, denseShape, defaultValue]),
+);
+def('SparseReshape', ({ inputs: { inputIndices, inputShape, newShape }, backend }) =>
+  backend.run('SparseReshape', [inputIndices, inputShape, newShape]),
+);
+for (const name of ['SparseSegmentMean', 'SparseSegmentSum']) {
+  def(name, ({ inputs: { data, indices, segmentIds }, backend }) => backend.run1(name, [data, indices, segmentIds]));
+}
+def('RaggedGather', ({ inputs: { paramsNestedSplits, paramsDenseValues, indices }, attrs, backend }) =>
+  backend.run('RaggedGather', [...paramsNestedSplits, paramsDenseValues, indices], {
+    PARAMS_RAGGED_RANK: paramsNestedSplits.length,
+    OUTPUT_RAGGED_RANK: attrs.outputRaggedRank,
+  }),
+);
+def('RaggedRange', ({ inputs: { starts, limits, deltas }, backend }) => backend.run('RaggedRange', [starts, limits, deltas]));
+def('RaggedTensorToTensor', ({ inputs: { shape, values, defaultValue, rowPartitionTensors }, attrs, backend }) =>
+  backend.run1('RaggedTensorToTensor', [shape, values, defaultValue, ...rowPartitionTensors], {
+    row_partition_types: attrs.rowPartitionTypes,
+  }),
+);
