@@ -142,6 +142,18 @@ export class EagerWasmBackend extends KernelBackend {
     return t;
   }
 
+  /** `info` (a TensorInfo) cast to `dtype`, as an eager tensor disposed after the kernel. */
+  cast(info, dtype) {
+    const [t] = this.runRaw('Cast', [this.tensorOf(info)], { DstT: dtype });
+    this.scratch.push(t);
+    return t;
+  }
+
+  /** `info` as float32 (itself if it is). */
+  asFloat(info) {
+    return info.dtype === 'float32' ? info : this.cast(info, 'float32');
+  }
+
   /** Runs TF op `op` on eager tensors; returns eager tensors (the caller owns them). */
   runRaw(op, inputs, attrs) {
     const ctx = this.context;
@@ -162,8 +174,45 @@ export class EagerWasmBackend extends KernelBackend {
 
   /** Runs TF op `op` on TF.js tensors (TensorInfos or eager tensors); returns TensorInfos. */
   run(op, inputs, attrs) {
-    const ts = inputs.map((x) => (x !== null && typeof x === 'object' && 'dataId' in x ? this.tensorOf(x) : x));
+    if (inputs.some((x) => x?.dtype === 'string')) return this.runOnStrings(op, inputs, attrs);
+    const ts = inputs.map((x) => (isInfo(x) ? this.tensorOf(x) : x));
     return this.runRaw(op, ts, attrs).map((t) => this.adopt(t));
+  }
+
+  /**
+   * A TF op on string tensors, whose bytes stay in JS. Ops that move or compare elements run on
+   * int32 stand-ins: each string input becomes the positions of its elements in one list (data
+   * movement: the op's outputs are positions, read back as strings), or ids that are equal for
+   * equal strings (Equal, NotEqual, UniqueV2).
+   */
+  runOnStrings(op, inputs, attrs) {
+    const byId = op === 'Equal' || op === 'NotEqual' || op === 'UniqueV2';
+    if (!byId && !MOVES_ELEMENTS.has(op)) throw new EagerError('Unimplemented', `eager-wasm: ${op} on string tensors`);
+    const pool = [];
+    const ids = new Map();
+    const ts = inputs.map((x) => {
+      if (!isInfo(x)) return x;
+      if (x.dtype !== 'string') return this.tensorOf(x);
+      const values = this.data.get(x.dataId).values;
+      const pos = new Int32Array(values.length);
+      for (let i = 0; i < values.length; i++) {
+        if (byId) {
+          const key = bytesKey(values[i]);
+          if (!ids.has(key)) ids.set(key, pool.push(values[i]) - 1);
+          pos[i] = ids.get(key);
+        } else pos[i] = pool.push(values[i]) - 1;
+      }
+      const t = this.context.tensor(pos, x.shape, 'int32');
+      this.scratch.push(t);
+      return t;
+    });
+    return this.runRaw(op, ts, attrs).map((t, k) => {
+      if (t.dtype !== 'int32' || (op === 'UniqueV2' && k === 1)) return this.adopt(t);
+      const pos = t.dataSync();
+      const shape = t.shape.slice();
+      t.dispose();
+      return this.makeOutput(Array.from(pos, (p) => pool[p]), shape, 'string');
+    });
   }
 
   /** `run`'s first output. */
@@ -185,6 +234,18 @@ export class EagerWasmBackend extends KernelBackend {
     return { dataId, shape: shape.slice(), dtype };
   }
 }
+
+const isInfo = (x) => x !== null && typeof x === 'object' && 'dataId' in x;
+
+/** TF ops that only move, copy or select elements (so they work on any dtype's stand-ins). */
+const MOVES_ELEMENTS = new Set([
+  'Identity', 'Reshape', 'ExpandDims', 'Squeeze', 'ConcatV2', 'Pack', 'Unpack', 'SplitV', 'GatherV2',
+  'GatherNd', 'Slice', 'StridedSlice', 'Tile', 'Transpose', 'ReverseV2', 'BroadcastTo', 'SelectV2',
+  'TensorScatterUpdate', 'MirrorPad', 'SpaceToBatchND', 'BatchToSpaceND', 'DepthToSpace',
+]);
+
+/** A Map key for a string's bytes. */
+const bytesKey = (b) => String.fromCharCode.apply(null, b.length > 4096 ? Array.from(b) : b);
 
 function zerosOf(dtype, n) {
   return dtype === 'float32' ? new Float32Array(n) : dtype === 'int32' ? new Int32Array(n) : new Uint8Array(n);

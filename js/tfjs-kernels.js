@@ -18,8 +18,21 @@ const SAME_NAME_UNARY =
   'Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Elu Erf Exp Expm1 Floor IsFinite IsInf IsNan ' +
   'Log Log1p LogicalNot Neg Reciprocal Relu Relu6 Round Rsqrt Selu Sigmoid Sign Sin Sinh Softplus ' +
   'Sqrt Square Tan Tanh ZerosLike OnesLike Identity';
+/** TF defines these for floats only; TF.js computes them in float32 for int32 and bool inputs. */
+const FLOAT_ONLY = new Set(
+  ('Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Elu Erf Exp Expm1 Floor IsFinite IsInf IsNan Log Log1p ' +
+    'Reciprocal Round Rsqrt Selu Sigmoid Sin Sinh Softplus Sqrt Tan Tanh').split(' '),
+);
+/** Of those, the ones whose TF.js result keeps an int32 input's dtype. */
+const KEEPS_INT = new Set(['Ceil', 'Floor', 'Round']);
 for (const name of SAME_NAME_UNARY.split(' ')) {
-  def(name, ({ inputs: { x }, backend }) => backend.run1(name, [x]));
+  def(name, ({ inputs: { x }, backend }) => {
+    if (!FLOAT_ONLY.has(name) || x.dtype === 'float32') return backend.run1(name, [x]);
+    const [y] = backend.runRaw(name, [backend.asFloat(x)]);
+    if (!KEEPS_INT.has(name) || x.dtype !== 'int32') return backend.adopt(y);
+    backend.scratch.push(y);
+    return backend.run1('Cast', [y], { DstT: 'int32' });
+  });
 }
 
 const BINARY = {
@@ -27,13 +40,25 @@ const BINARY = {
   Maximum: 'Maximum', Minimum: 'Minimum', Pow: 'Pow', SquaredDifference: 'SquaredDifference',
   Atan2: 'Atan2', Mod: 'FloorMod', Equal: 'Equal', NotEqual: 'NotEqual', Less: 'Less',
   LessEqual: 'LessEqual', Greater: 'Greater', GreaterEqual: 'GreaterEqual', LogicalAnd: 'LogicalAnd',
-  LogicalOr: 'LogicalOr', LogicalXor: 'NotEqual', BitwiseAnd: 'BitwiseAnd', Prelu: 'Prelu',
+  LogicalOr: 'LogicalOr', LogicalXor: 'NotEqual', BitwiseAnd: 'BitwiseAnd',
 };
 for (const [name, op] of Object.entries(BINARY)) {
-  def(name, ({ inputs, backend }) => backend.run1(op, name === 'Prelu' ? [inputs.x, inputs.alpha] : [inputs.a, inputs.b]));
+  def(name, ({ inputs: { a, b }, backend }) => backend.run1(op, [a, b]));
 }
 
 def('AddN', ({ inputs, backend }) => backend.run1('AddN', inputs));
+// TF's Prelu is for floats; TF.js computes an int32 one as max(x, 0) + alpha * min(x, 0).
+def('Prelu', ({ inputs: { x, alpha }, backend }) => {
+  if (x.dtype === 'float32' && alpha.dtype === 'float32') return backend.run1('Prelu', [x, alpha]);
+  const t = (n, a) => {
+    const [y] = backend.runRaw(n, a);
+    backend.scratch.push(y);
+    return y;
+  };
+  const zero = backend.scalar(0, x.dtype);
+  const xt = backend.tensorOf(x);
+  return backend.run1('AddV2', [t('Maximum', [xt, zero]), t('Mul', [backend.tensorOf(alpha), t('Minimum', [xt, zero])])]);
+});
 def('LeakyRelu', ({ inputs: { x }, attrs, backend }) => backend.run1('LeakyRelu', [x], { alpha: attrs.alpha }));
 def('ClipByValue', ({ inputs: { x }, attrs, backend }) => {
   const dt = x.dtype;
@@ -64,13 +89,15 @@ for (const [name, op, key] of [
   ['Sum', 'Sum', 'axis'], ['Max', 'Max', 'reductionIndices'], ['Min', 'Min', 'axis'], ['Mean', 'Mean', 'axis'],
   ['Prod', 'Prod', 'axis'], ['All', 'All', 'axis'], ['Any', 'Any', 'axis'],
 ]) {
-  def(name, ({ inputs: { x }, attrs, backend }) =>
-    backend.run1(op, [x, backend.constInt(axesOf(attrs[key], x.shape.length))], { keep_dims: !!attrs.keepDims }),
-  );
+  def(name, ({ inputs: { x }, attrs, backend }) => {
+    // TF.js: the mean of ints is float32; sums and products of bools count as int32.
+    const input = name === 'Mean' && x.dtype !== 'float32' ? backend.asFloat(x) : x.dtype === 'bool' && name !== 'All' && name !== 'Any' ? backend.cast(x, 'int32') : x;
+    return backend.run1(op, [input, backend.constInt(axesOf(attrs[key], x.shape.length))], { keep_dims: !!attrs.keepDims });
+  });
 }
 for (const name of ['ArgMax', 'ArgMin']) {
   def(name, ({ inputs: { x }, attrs, backend }) =>
-    backend.run1(name, [x, backend.constInt(attrs.axis)], { output_type: 'int32' }),
+    backend.run1(name, [x.dtype === 'bool' ? backend.cast(x, 'int32') : x, backend.constInt(attrs.axis)], { output_type: 'int32' }),
   );
 }
 for (const name of ['Cumsum', 'Cumprod']) {
@@ -97,7 +124,8 @@ function activate(backend, y, attrs, prelu) {
   } else if (act === 'leakyrelu') {
     [out] = backend.runRaw('LeakyRelu', [y], { alpha: attrs.leakyreluAlpha ?? 0.2 });
   } else if (act === 'prelu') {
-    [out] = backend.runRaw('Prelu', [y, backend.tensorOf(prelu)]);
+    const perChannel = attrs.dataFormat === 'NCHW' && prelu.shape.length === 1 && prelu.shape[0] !== 1;
+    [out] = backend.runRaw('Prelu', [y, backend.tensorOf(perChannel ? { ...prelu, shape: [prelu.shape[0], 1, 1] } : prelu)]);
   } else {
     y.dispose();
     throw unimplemented(`fused activation '${act}'`);
@@ -106,10 +134,16 @@ function activate(backend, y, attrs, prelu) {
   return out;
 }
 
-/** `y` + bias (if any), then the activation: the epilogue of TF.js's fused kernels. */
+/**
+ * `y` + bias (if any), then the activation: the epilogue of TF.js's fused kernels. A 1-D bias of
+ * an NCHW result applies per channel, as in TF.js.
+ */
 function epilogue(backend, y, inputs, attrs) {
   if (inputs.bias != null) {
-    const [b] = backend.runRaw('AddV2', [y, backend.tensorOf(inputs.bias)]);
+    const bias = inputs.bias;
+    const perChannel = attrs.dataFormat === 'NCHW' && bias.shape.length === 1 && bias.shape[0] !== 1;
+    const bt = perChannel ? backend.tensorOf({ ...bias, shape: [bias.shape[0], 1, 1] }) : backend.tensorOf(bias);
+    const [b] = backend.runRaw('AddV2', [y, bt]);
     y.dispose();
     y = b;
   }
@@ -151,8 +185,12 @@ function inNhwc(backend, x, dataFormat, f) {
   return backend.runRaw('Transpose', [y, backend.constInt([0, 3, 1, 2])])[0];
 }
 
+/** TF.js's explicit padding of NCHW data, in NHWC order. */
+const nhwcPad = (pad, dataFormat) => (dataFormat === 'NCHW' && Array.isArray(pad) ? [pad[0], pad[2], pad[3], pad[1]] : pad);
+
 function conv2d(backend, inputs, attrs, depthwise) {
   const { x, filter } = inputs;
+  attrs = { ...attrs, pad: nhwcPad(attrs.pad, attrs.dataFormat) };
   const dilations = pair(attrs.dilations ?? 1);
   const strides = pair(attrs.strides);
   return inNhwc(backend, x, attrs.dataFormat, (xt, shape) => {
@@ -253,18 +291,34 @@ function poolAttrs(x, attrs) {
   return { ksize: [1, filter[0], filter[1], 1], strides: [1, strides[0], strides[1], 1], info };
 }
 
-/** TF's AvgPool has no explicit padding: TF.js's numeric pad must match SAME or VALID. */
+/** TF's pooling ops take SAME or VALID; TF.js's numeric and explicit pads must be one of them. */
 function poolPadding(attrs, info, op) {
   const p = padAttrs(attrs.pad, info, attrs.dimRoundingMode);
   if (p.padding !== 'EXPLICIT') return p;
-  const e = p.explicit_paddings;
-  if (e.every((v) => v === 0)) return { padding: 'VALID' };
-  const same = backend_util.computePool2DInfo(info.inShape, [info.filterHeight, info.filterWidth], [info.strideHeight, info.strideWidth], 1, 'same');
-  if (same.outHeight === info.outHeight && same.outWidth === info.outWidth && same.padInfo.top === e[2] && same.padInfo.left === e[4]) {
-    return { padding: 'SAME' };
-  }
-  if (op === 'MaxPool') return p;
+  if (p.explicit_paddings.every((v) => v === 0)) return { padding: 'VALID' };
   throw unimplemented(`${op} with padding ${JSON.stringify(attrs.pad)}`);
+}
+
+/**
+ * A 2-D pool with TF.js's explicit or numeric padding: the input padded, then a VALID pool. Max
+ * pads with -Infinity; average divides by the in-bounds count, as TF.js does.
+ */
+function paddedPool(backend, op, x, ksize, strides, explicit) {
+  const [, t, b, l, r] = explicit.slice(1);
+  const pads = backend.context.tensor(new Int32Array([0, 0, t, b, l, r, 0, 0]), [4, 2], 'int32');
+  backend.scratch.push(pads);
+  const own = (name, args, attrs) => {
+    const [y] = backend.runRaw(name, args, attrs);
+    backend.scratch.push(y);
+    return y;
+  };
+  const valid = { ksize, strides, padding: 'VALID' };
+  if (op === 'MaxPool') return backend.run1('MaxPool', [own('PadV2', [backend.tensorOf(x), pads, backend.scalar(-Infinity)])], valid);
+  const sum = own('AvgPool', [own('PadV2', [backend.tensorOf(x), pads, backend.scalar(0)])], valid);
+  const ones = backend.context.tensor(new Float32Array(x.shape[1] * x.shape[2]).fill(1), [1, x.shape[1], x.shape[2], 1], 'float32');
+  backend.scratch.push(ones);
+  const count = own('AvgPool', [own('PadV2', [ones, pads, backend.scalar(0)])], valid);
+  return backend.run1('RealDiv', [sum, count]);
 }
 
 for (const op of ['MaxPool', 'AvgPool']) {
@@ -273,7 +327,9 @@ for (const op of ['MaxPool', 'AvgPool']) {
     if (info.filterHeight === 1 && info.filterWidth === 1 && info.strideHeight === 1 && info.strideWidth === 1 && attrs.pad !== 'same') {
       return backend.run1('Identity', [x]);
     }
-    return backend.run1(op, [x], { ksize, strides, ...poolPadding(attrs, info, op) });
+    const p = padAttrs(attrs.pad, info, attrs.dimRoundingMode);
+    if (p.padding === 'EXPLICIT') return paddedPool(backend, op, x, ksize, strides, p.explicit_paddings);
+    return backend.run1(op, [x], { ksize, strides, ...p });
   });
 }
 def('MaxPoolGrad', ({ inputs: { dy, input, output }, attrs, backend }) => {
@@ -389,8 +445,11 @@ def('Reshape', ({ inputs: { x }, attrs, backend }) => {
 def('ExpandDims', ({ inputs: { input }, attrs, backend }) => backend.run1('ExpandDims', [input, backend.constInt(attrs.dim)]));
 def('Concat', ({ inputs, attrs, backend }) => {
   const axis = attrs.axis < 0 ? attrs.axis + inputs[0].shape.length : attrs.axis;
-  const nonEmpty = inputs.filter((t) => t.shape.reduce((a, b) => a * b, 1) > 0);
-  const list = nonEmpty.length > 0 ? nonEmpty : inputs.slice(0, 1);
+  // As TF.js: empty inputs are dropped (they may differ in rank), the shape counts them all.
+  backend_util.assertParamsConsistent(inputs.map((t) => t.shape), axis);
+  const outShape = backend_util.computeOutShape(inputs.map((t) => t.shape), axis);
+  const list = inputs.filter((t) => t.shape.reduce((a, b) => a * b, 1) > 0);
+  if (list.length === 0) return backend.makeOutput(inputs[0].dtype === 'string' ? [] : null, outShape, inputs[0].dtype);
   if (list.length === 1) return backend.run1('Identity', [list[0]]);
   return backend.run1('ConcatV2', [...list, backend.constInt(axis)]);
 });
@@ -443,12 +502,23 @@ def('MirrorPad', ({ inputs: { x }, attrs, backend }) => {
   return backend.run1('MirrorPad', [x, pads], { mode: attrs.mode.toUpperCase() });
 });
 def('Fill', ({ attrs, backend }) => {
-  if (attrs.dtype === 'string') throw unimplemented('string tensors');
+  if (attrs.dtype === 'string') {
+    const n = attrs.shape.reduce((a, b) => a * b, 1);
+    return backend.makeOutput(new Array(n).fill(new TextEncoder().encode(attrs.value)), attrs.shape, 'string');
+  }
   return backend.run1('Fill', [backend.constInt(attrs.shape), backend.scalar(attrs.value, attrs.dtype ?? 'float32')]);
 });
+// TF.js's range: empty when the step points away from stop, a step of 1 counts down when stop < start.
 def('Range', ({ attrs, backend }) => {
-  const dt = attrs.dtype ?? 'float32';
-  return backend.run1('Range', [backend.scalar(attrs.start, dt), backend.scalar(attrs.stop, dt), backend.scalar(attrs.step, dt)]);
+  const { start, stop } = attrs;
+  let step = attrs.step;
+  if (start === stop || (start < stop && step < 0) || (stop < start && step > 1)) {
+    return backend.makeOutput(null, [0], attrs.dtype ?? 'float32');
+  }
+  if (stop < start && step === 1) step = -1;
+  const n = Math.ceil(Math.abs((stop - start) / step));
+  const values = (attrs.dtype === 'int32' ? new Int32Array(n) : new Float32Array(n)).map((_, i) => start + i * step);
+  return backend.makeOutput(values, [n], attrs.dtype ?? 'float32');
 });
 def('LinSpace', ({ attrs, backend }) =>
   backend.run1('LinSpace', [backend.scalar(attrs.start), backend.scalar(attrs.stop), backend.constInt(attrs.num)]),
@@ -504,7 +574,12 @@ def('Multinomial', ({ inputs: { logits }, attrs, backend }) => {
     [l] = backend.runRaw('Log', [l]);
     backend.scratch.push(l);
   }
-  return backend.run1('Multinomial', [l, backend.constInt(attrs.numSamples)], { seed: attrs.seed ?? 0, seed2: 0, output_dtype: 'int32' });
+  return backend.run1('Multinomial', [l, backend.constInt(attrs.numSamples)], {
+    // TF's seeds are integers; TF.js's may be any number.
+    seed: Number.isInteger(attrs.seed) ? attrs.seed : Math.floor((attrs.seed ?? 0) * 2 ** 31),
+    seed2: 0,
+    output_dtype: 'int32',
+  });
 });
 
 // ---- non-max suppression, sparse and ragged ---------------------------------------------------
@@ -535,10 +610,10 @@ def('SparseToDense', ({ inputs: { sparseIndices, sparseValues, defaultValue }, a
   backend.run1('SparseToDense', [sparseIndices, backend.constInt(attrs.outputShape), sparseValues, defaultValue], { validate_indices: true }),
 );
 def('SparseFillEmptyRows', ({ inputs: { indices, values, denseShape, defaultValue }, backend }) =>
-  backend.run('SparseFillEmptyRows', [indices, values, denseShape, defaultValue]),
+  backend.run('SparseFillEmptyRows', [backend.cast(indices, 'int64'), values, backend.cast(denseShape, 'int64'), defaultValue]),
 );
 def('SparseReshape', ({ inputs: { inputIndices, inputShape, newShape }, backend }) =>
-  backend.run('SparseReshape', [inputIndices, inputShape, newShape]),
+  backend.run('SparseReshape', [inputIndices, inputShape, newShape].map((t) => backend.cast(t, 'int64'))),
 );
 for (const name of ['SparseSegmentMean', 'SparseSegmentSum']) {
   def(name, ({ inputs: { data, indices, segmentIds }, backend }) => backend.run1(name, [data, indices, segmentIds]));
