@@ -3,7 +3,7 @@
 // EagerContext. Most are one op; a few TF.js-only kernels are short compositions of TF ops.
 // A kernel gets `{ inputs, attrs, backend }` and returns TensorInfo(s).
 
-import { backend_util } from '@tensorflow/tfjs-core';
+import { backend_util, util } from '@tensorflow/tfjs-core';
 import { EagerError } from './errors.js';
 
 /** name -> kernelFunc */
@@ -16,8 +16,12 @@ const unimplemented = (what) => new EagerError('Unimplemented', `eager-wasm: ${w
 
 const SAME_NAME_UNARY =
   'Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Elu Erf Exp Expm1 Floor IsFinite IsInf IsNan ' +
-  'Log Log1p LogicalNot Neg Reciprocal Relu Relu6 Round Rsqrt Selu Sigmoid Sign Sin Sinh Softplus ' +
-  'Sqrt Square Tan Tanh ZerosLike OnesLike Identity';
+  'Log Log1p LogicalNot Neg Reciprocal Relu Relu6 Round Rsqrt Selu Sigmoid Sin Sinh Softplus ' +
+  'Sqrt Square Tan Tanh ZerosLike OnesLike';
+def('Identity', ({ inputs: { x }, backend }) => {
+  backend.incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+});
 /** TF defines these for floats only; TF.js computes them in float32 for int32 and bool inputs. */
 const FLOAT_ONLY = new Set(
   ('Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Elu Erf Exp Expm1 Floor IsFinite IsInf IsNan Log Log1p ' +
@@ -47,24 +51,25 @@ for (const [name, op] of Object.entries(BINARY)) {
 }
 
 def('AddN', ({ inputs, backend }) => backend.run1('AddN', inputs));
-// TF's Prelu is for floats; TF.js computes an int32 one as max(x, 0) + alpha * min(x, 0).
-def('Prelu', ({ inputs: { x, alpha }, backend }) => {
-  if (x.dtype === 'float32' && alpha.dtype === 'float32') return backend.run1('Prelu', [x, alpha]);
-  const t = (n, a) => {
-    const [y] = backend.runRaw(n, a);
-    backend.scratch.push(y);
-    return y;
-  };
-  const zero = backend.scalar(0, x.dtype);
-  const xt = backend.tensorOf(x);
-  return backend.run1('AddV2', [t('Maximum', [xt, zero]), t('Mul', [backend.tensorOf(alpha), t('Minimum', [xt, zero])])]);
+// TF's Prelu and LeakyRelu are for floats; TF.js computes int32 ones in float32.
+def('Prelu', ({ inputs: { x, alpha }, backend }) => backend.run1('Prelu', [backend.asFloat(x), backend.asFloat(alpha)]));
+def('LeakyRelu', ({ inputs: { x }, attrs, backend }) => backend.run1('LeakyRelu', [backend.asFloat(x)], { alpha: attrs.alpha }));
+// TF.js's sign of NaN is 0 (TF's is NaN).
+def('Sign', ({ inputs: { x }, backend }) => {
+  if (x.dtype !== 'float32') return backend.run1('Sign', [x]);
+  const [nan] = backend.runRaw('IsNan', [backend.tensorOf(x)]);
+  const [sign] = backend.runRaw('Sign', [backend.tensorOf(x)]);
+  backend.scratch.push(nan, sign);
+  return backend.run1('SelectV2', [nan, backend.scalar(0), sign]);
 });
-def('LeakyRelu', ({ inputs: { x }, attrs, backend }) => backend.run1('LeakyRelu', [x], { alpha: attrs.alpha }));
 def('ClipByValue', ({ inputs: { x }, attrs, backend }) => {
   const dt = x.dtype;
   return backend.run1('ClipByValue', [x, backend.scalar(attrs.clipValueMin, dt), backend.scalar(attrs.clipValueMax, dt)]);
 });
-def('Cast', ({ inputs: { x }, attrs, backend }) => backend.run1('Cast', [x], { DstT: attrs.dtype }));
+def('Cast', ({ inputs: { x }, attrs, backend }) => {
+  if (x.dtype === attrs.dtype) return KERNELS.get('Identity')({ inputs: { x }, backend });
+  return backend.run1('Cast', [x], { DstT: attrs.dtype });
+});
 // TF.js's step: 1 where x > 0, alpha elsewhere, NaN kept.
 def('Step', ({ inputs: { x }, attrs, backend }) => {
   const [pos] = backend.runRaw('Greater', [backend.tensorOf(x), backend.scalar(0, x.dtype)]);
@@ -350,15 +355,30 @@ def('MaxPoolWithArgmax', ({ inputs: { x }, attrs, backend }) => {
     Targmax: 'int64',
   });
 });
-const pool3 = (attrs) => ({ ksize: strides5(attrs.filterSize), strides: strides5(attrs.strides), padding: String(attrs.pad).toUpperCase() });
+/** TF's 3-D pooling attrs from TF.js's; a numeric pad must be 0 (VALID) or what SAME pads. */
+function pool3(attrs, xShape) {
+  const out = { ksize: strides5(attrs.filterSize), strides: strides5(attrs.strides) };
+  if (typeof attrs.pad === 'string' && attrs.dimRoundingMode == null) return { ...out, padding: attrs.pad.toUpperCase() };
+  const info = backend_util.computePool3DInfo(xShape, attrs.filterSize, attrs.strides, 1, attrs.pad, attrs.dimRoundingMode);
+  const p = info.padInfo;
+  if (p.top === 0 && p.bottom === 0 && p.left === 0 && p.right === 0 && p.front === 0 && p.back === 0) {
+    const valid = backend_util.computePool3DInfo(xShape, attrs.filterSize, attrs.strides, 1, 'valid');
+    if (valid.outShape.every((d, i) => d === info.outShape[i])) return { ...out, padding: 'VALID' };
+  }
+  const same = backend_util.computePool3DInfo(xShape, attrs.filterSize, attrs.strides, 1, 'same');
+  if (same.outShape.every((d, i) => d === info.outShape[i]) && ['top', 'left', 'front'].every((k) => same.padInfo[k] === p[k])) {
+    return { ...out, padding: 'SAME' };
+  }
+  throw unimplemented(`3-D pooling with padding ${JSON.stringify(attrs.pad)}`);
+}
 for (const op of ['MaxPool3D', 'AvgPool3D']) {
-  def(op, ({ inputs: { x }, attrs, backend }) => backend.run1(op, [x], pool3(attrs)));
+  def(op, ({ inputs: { x }, attrs, backend }) => backend.run1(op, [x], pool3(attrs, x.shape)));
 }
 def('MaxPool3DGrad', ({ inputs: { dy, input, output }, attrs, backend }) =>
-  backend.run1('MaxPool3DGrad', [input, output, dy], pool3(attrs)),
+  backend.run1('MaxPool3DGrad', [input, output, dy], pool3(attrs, input.shape)),
 );
 def('AvgPool3DGrad', ({ inputs: { dy, input }, attrs, backend }) =>
-  backend.run1('AvgPool3DGrad', [backend.constInt(input.shape), dy], pool3(attrs)),
+  backend.run1('AvgPool3DGrad', [backend.constInt(input.shape), dy], pool3(attrs, input.shape)),
 );
 
 // ---- normalization and images -------------------------------------------------------------
@@ -438,11 +458,26 @@ def('Transform', ({ inputs: { image, transforms }, attrs, backend }) => {
 
 // ---- shapes and data movement -----------------------------------------------------------------
 
-def('Reshape', ({ inputs: { x }, attrs, backend }) => {
-  // -1 in TF.js's shape is resolved by the op as in TF.
-  return backend.run1('Reshape', [x, backend.constInt(attrs.shape)]);
+// Reshapes share the data (another reference to the dataId), as in TF.js's CPU and wasm backends:
+// TF.js's leak check and gradient bookkeeping count on it. The runtime tensor is reshaped when a
+// kernel reads the new shape.
+function reshaped(backend, x, shape) {
+  const size = x.shape.reduce((a, b) => a * b, 1);
+  const $shape = util.inferFromImplicitShape(shape, size);
+  const $size = $shape.reduce((a, b) => a * b, 1);
+  if ($size !== size) {
+    throw new EagerError('InvalidArgument', `The new shape (${$shape}) has ${$size} elements and the old shape (${x.shape}) has ${size} elements. The new shape and old shape must have the same number of elements.`);
+  }
+  backend.incRef(x.dataId);
+  return { dataId: x.dataId, shape: $shape, dtype: x.dtype };
+}
+def('Reshape', ({ inputs: { x }, attrs, backend }) => reshaped(backend, x, attrs.shape));
+def('ExpandDims', ({ inputs: { input }, attrs, backend }) => {
+  const rank = input.shape.length;
+  const dim = attrs.dim < 0 ? attrs.dim + rank + 1 : attrs.dim;
+  if (!(dim >= 0 && dim <= rank)) throw new EagerError('InvalidArgument', `Axis must be in the interval [${-(rank + 1)}, ${rank}]`);
+  return reshaped(backend, input, [...input.shape.slice(0, dim), 1, ...input.shape.slice(dim)]);
 });
-def('ExpandDims', ({ inputs: { input }, attrs, backend }) => backend.run1('ExpandDims', [input, backend.constInt(attrs.dim)]));
 def('Concat', ({ inputs, attrs, backend }) => {
   const axis = attrs.axis < 0 ? attrs.axis + inputs[0].shape.length : attrs.axis;
   // As TF.js: empty inputs are dropped (they may differ in rank), the shape counts them all.
@@ -485,8 +520,10 @@ def('GatherV2', ({ inputs: { x, indices }, attrs, backend }) =>
   backend.run1('GatherV2', [x, indices, backend.constInt(attrs.axis)], { batch_dims: attrs.batchDims ?? 0 }),
 );
 def('GatherNd', ({ inputs: { params, indices }, backend }) => backend.run1('GatherNd', [params, indices]));
+// TF.js reads 1-D indices as one index per element (TF wants them as [n, 1]).
+const asIndexRows = (indices) => (indices.shape.length === 1 ? { ...indices, shape: [indices.shape[0], 1] } : indices);
 def('ScatterNd', ({ inputs: { indices, updates }, attrs, backend }) =>
-  backend.run1('ScatterNd', [indices, updates, backend.constInt(attrs.shape)]),
+  backend.run1('ScatterNd', [asIndexRows(indices), updates, backend.constInt(attrs.shape)]),
 );
 def('TensorScatterUpdate', ({ inputs: { tensor, indices, updates }, backend }) =>
   backend.run1('TensorScatterUpdate', [tensor, indices, updates]),
@@ -594,18 +631,18 @@ def('NonMaxSuppressionV4', ({ inputs: { boxes, scores }, attrs, backend }) =>
     { pad_to_max_output_size: !!attrs.padToMaxOutputSize },
   ),
 );
-def('NonMaxSuppressionV5', ({ inputs: { boxes, scores }, attrs, backend }) =>
-  backend
-    .run('NonMaxSuppressionV5', [
-      boxes,
-      scores,
-      backend.constInt(attrs.maxOutputSize),
-      backend.scalar(attrs.iouThreshold),
-      backend.scalar(attrs.scoreThreshold),
-      backend.scalar(attrs.softNmsSigma),
-    ])
-    .slice(0, 2),
-);
+def('NonMaxSuppressionV5', ({ inputs: { boxes, scores }, attrs, backend }) => {
+  const [indices, selected, count] = backend.runRaw('NonMaxSuppressionV5', [
+    backend.tensorOf(boxes),
+    backend.tensorOf(scores),
+    backend.constInt(attrs.maxOutputSize),
+    backend.scalar(attrs.iouThreshold),
+    backend.scalar(attrs.scoreThreshold),
+    backend.scalar(attrs.softNmsSigma),
+  ]);
+  count.dispose();
+  return [backend.adopt(indices), backend.adopt(selected)];
+});
 def('SparseToDense', ({ inputs: { sparseIndices, sparseValues, defaultValue }, attrs, backend }) =>
   backend.run1('SparseToDense', [sparseIndices, backend.constInt(attrs.outputShape), sparseValues, defaultValue], { validate_indices: true }),
 );
@@ -616,7 +653,9 @@ def('SparseReshape', ({ inputs: { inputIndices, inputShape, newShape }, backend 
   backend.run('SparseReshape', [inputIndices, inputShape, newShape].map((t) => backend.cast(t, 'int64'))),
 );
 for (const name of ['SparseSegmentMean', 'SparseSegmentSum']) {
-  def(name, ({ inputs: { data, indices, segmentIds }, backend }) => backend.run1(name, [data, indices, segmentIds]));
+  def(name, ({ inputs: { data, indices, segmentIds }, backend }) =>
+    backend.run1(name, [name === 'SparseSegmentMean' ? backend.asFloat(data) : data, indices, segmentIds]),
+  );
 }
 def('RaggedGather', ({ inputs: { paramsNestedSplits, paramsDenseValues, indices }, attrs, backend }) =>
   backend.run('RaggedGather', [...paramsNestedSplits, paramsDenseValues, indices], {

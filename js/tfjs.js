@@ -4,6 +4,7 @@
 // through an EagerContext (kernel cache, exact memory report).
 
 import { registerBackend, registerKernel } from '@tensorflow/tfjs-core';
+import { EagerError } from './errors.js';
 import { init } from './runtime.js';
 import { EagerWasmBackend } from './tfjs-backend.js';
 import { KERNELS } from './tfjs-kernels.js';
@@ -20,6 +21,16 @@ let backendOptions = {};
  */
 export function setBackendOptions(options) {
   backendOptions = { ...options };
+}
+
+/**
+ * A runtime error as TF.js's kernels word theirs: without the op name the runtime puts first, or
+ * TF's closing period (the type, EagerError with its code, is kept).
+ */
+function asTfjsError(e) {
+  if (!(e instanceof EagerError)) return e;
+  const message = e.message.replace(/^[A-Z][A-Za-z0-9_]*: /, '').replace(/\.$/, '');
+  return message === e.message ? e : new EagerError(e.code, message, { cause: e });
 }
 
 registerBackend(
@@ -40,6 +51,8 @@ for (const [kernelName, fn] of KERNELS) {
     kernelFunc: (args) => {
       try {
         return fn(args);
+      } catch (e) {
+        throw asTfjsError(e);
       } finally {
         args.backend.endKernel();
       }
