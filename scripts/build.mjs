@@ -143,7 +143,7 @@ for (const v of variants) {
 }
 // The wrapper: index.js (the entry) and the modules it imports, all next to the glue.
 for (const f of readdirSync(join(root, 'js'))) {
-  if (f.endsWith('.js') || f === 'index.d.ts') copyFileSync(join(root, 'js', f), join(dist, f));
+  if (f.endsWith('.js') || f.endsWith('.d.ts')) copyFileSync(join(root, 'js', f), join(dist, f));
 }
 
 const sizeOf = (f) => {

@@ -54,16 +54,17 @@ export async function launchChromium({ viewport, args = [] } = {}) {
 
 /**
  * Opens `url` in a new page and waits for `window.__result` (set by the page's module script);
- * rejects on a page error or timeout. Console lines are echoed with a prefix.
+ * rejects on a page error or timeout. Console lines are echoed with a prefix (unless `echoConsole`
+ * is false).
  */
-export async function runPage(context, url, { timeoutMs = 60000, prefix = '[page]' } = {}) {
+export async function runPage(context, url, { timeoutMs = 60000, prefix = '[page]', echoConsole = true } = {}) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => {
     console.log(prefix, 'pageerror', e.message);
     errors.push(e);
   });
-  page.on('console', (m) => console.log(prefix, m.text()));
+  if (echoConsole) page.on('console', (m) => console.log(prefix, m.text()));
   await page.goto(url);
   try {
     await page.waitForFunction(() => window.__result !== undefined || window.__error !== undefined, null, {
