@@ -155,7 +155,48 @@ function epilogue(backend, y, inputs, attrs) {
   return backend.adopt(activate(backend, y, attrs, inputs.preluActivationWeights));
 }
 
+/** TF's fused_ops names of TF.js's fused activations (every one TF.js has). */
+const FUSED_ACT = { linear: null, relu: 'Relu', relu6: 'Relu6', elu: 'Elu', leakyrelu: 'LeakyRelu', sigmoid: 'Sigmoid', prelu: 'Prelu' };
+
+/**
+ * The attrs and extra inputs of the TF fused op (_FusedConv2D, FusedDepthwiseConv2dNative,
+ * _FusedMatMul) for TF.js's bias and activation, or null when there is nothing to fuse or the
+ * epilogue cannot run channels-last (a bias of NCHW data that is not one per channel).
+ */
+function fusion(backend, inputs, attrs) {
+  const act = attrs.activation ?? 'linear';
+  const { bias, preluActivationWeights: prelu } = inputs;
+  const perChannel = (t) => t == null || attrs.dataFormat !== 'NCHW' || t.shape.length === 1;
+  if (!(act in FUSED_ACT) || !perChannel(bias) || !perChannel(prelu)) return null;
+  const ops = [];
+  const args = [];
+  if (bias != null) {
+    ops.push('BiasAdd');
+    args.push(backend.tensorOf(bias));
+  }
+  if (FUSED_ACT[act] !== null) ops.push(FUSED_ACT[act]);
+  if (act === 'prelu') args.push(backend.tensorOf(prelu));
+  if (ops.length === 0) return null;
+  return { args, attrs: { fused_ops: ops, num_args: args.length, leakyrelu_alpha: attrs.leakyreluAlpha ?? 0.2 } };
+}
+
+/** `t` as a matrix when its batch dims are all 1 (TF's _FusedMatMul is 2-D), else null. */
+const asMatrix = (t) => (t.shape.slice(0, -2).every((d) => d === 1) ? { ...t, shape: t.shape.slice(-2) } : null);
+
 def('_FusedMatMul', ({ inputs, attrs, backend }) => {
+  const [a2, b2] = [asMatrix(inputs.a), asMatrix(inputs.b)];
+  const f = inputs.a.dtype === 'float32' && a2 !== null && b2 !== null ? fusion(backend, inputs, attrs) : null;
+  if (f !== null) {
+    const [y] = backend.runRaw('_FusedMatMul', [backend.tensorOf(a2), backend.tensorOf(b2), ...f.args], {
+      transpose_a: !!attrs.transposeA,
+      transpose_b: !!attrs.transposeB,
+      ...f.attrs,
+    });
+    // Back to TF.js's batched shape [1, m, n] (it shares the dataId; readers reshape).
+    const out = backend.adopt(y);
+    const rank = Math.max(inputs.a.shape.length, inputs.b.shape.length);
+    return { ...out, shape: [...Array(rank - 2).fill(1), ...out.shape] };
+  }
   const [y] = backend.runRaw('BatchMatMulV2', [backend.tensorOf(inputs.a), backend.tensorOf(inputs.b)], {
     adj_x: !!attrs.transposeA,
     adj_y: !!attrs.transposeB,
@@ -193,27 +234,33 @@ function inNhwc(backend, x, dataFormat, f) {
 /** TF.js's explicit padding of NCHW data, in NHWC order. */
 const nhwcPad = (pad, dataFormat) => (dataFormat === 'NCHW' && Array.isArray(pad) ? [pad[0], pad[2], pad[3], pad[1]] : pad);
 
-function conv2d(backend, inputs, attrs, depthwise) {
+/** A 2-D convolution (depthwise or not, fused with `f` from fusion() if given) as an eager tensor. */
+function conv2d(backend, inputs, attrs, depthwise, f = null) {
   const { x, filter } = inputs;
   attrs = { ...attrs, pad: nhwcPad(attrs.pad, attrs.dataFormat) };
   const dilations = pair(attrs.dilations ?? 1);
   const strides = pair(attrs.strides);
+  const op = f === null ? (depthwise ? 'DepthwiseConv2dNative' : 'Conv2D') : depthwise ? 'FusedDepthwiseConv2dNative' : '_FusedConv2D';
   return inNhwc(backend, x, attrs.dataFormat, (xt, shape) => {
     const info = backend_util.computeConv2DInfo(shape, filter.shape, strides, dilations, attrs.pad, attrs.dimRoundingMode, depthwise);
-    return backend.runRaw(depthwise ? 'DepthwiseConv2dNative' : 'Conv2D', [xt, backend.tensorOf(filter)], {
+    return backend.runRaw(op, [xt, backend.tensorOf(filter), ...(f?.args ?? [])], {
       strides: [1, strides[0], strides[1], 1],
       dilations: [1, dilations[0], dilations[1], 1],
       ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+      ...f?.attrs,
     })[0];
   });
 }
 
 def('Conv2D', ({ inputs, attrs, backend }) => backend.adopt(conv2d(backend, inputs, attrs, false)));
 def('DepthwiseConv2dNative', ({ inputs, attrs, backend }) => backend.adopt(conv2d(backend, inputs, attrs, true)));
-def('FusedConv2D', ({ inputs, attrs, backend }) => epilogue(backend, conv2d(backend, inputs, attrs, false), inputs, attrs));
-def('FusedDepthwiseConv2D', ({ inputs, attrs, backend }) =>
-  epilogue(backend, conv2d(backend, inputs, attrs, true), inputs, attrs),
-);
+for (const [name, depthwise] of [['FusedConv2D', false], ['FusedDepthwiseConv2D', true]]) {
+  def(name, ({ inputs, attrs, backend }) => {
+    const f = inputs.x.dtype === 'float32' ? fusion(backend, inputs, attrs) : null;
+    if (f !== null) return backend.adopt(conv2d(backend, inputs, attrs, depthwise, f));
+    return epilogue(backend, conv2d(backend, inputs, attrs, depthwise), inputs, attrs);
+  });
+}
 
 def('Conv2DBackpropInput', ({ inputs: { dy, filter }, attrs, backend }) => {
   const strides = pair(attrs.strides);
