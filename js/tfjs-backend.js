@@ -7,7 +7,8 @@
 
 import { DataStorage, KernelBackend, engine } from '@tensorflow/tfjs-core';
 import { EagerContext } from './context.js';
-import { EagerError } from './errors.js';
+import { tensorMarkWeight } from './eager_wasm.js';
+import { EagerError, STACK_OP, callWasm } from './errors.js';
 import { readOutputs } from './io.js';
 import { opIdOf } from './ops.js';
 
@@ -17,6 +18,8 @@ const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
 let nextDataId = 0;
+/** Most constants the backend keeps (see `constants`). */
+const CONSTANTS_KEPT = 256;
 
 export class EagerWasmBackend extends KernelBackend {
   /** @param {object} [contextOptions] options of the EagerContext the backend runs on. */
@@ -25,8 +28,15 @@ export class EagerWasmBackend extends KernelBackend {
     /** The EagerContext every kernel runs on: its cacheStats(), memory() and cache options. */
     this.context = new EagerContext(contextOptions);
     this.data = new DataStorage(this, engine());
-    /** Tensors made while a kernel runs, disposed when it ends (reshaped inputs, scalars). */
+    /** Tensors made while a kernel runs, disposed when it ends. */
     this.scratch = [];
+    /**
+     * Small int32 and scalar tensors for attrs TF ops take as inputs (axes, shapes, sizes), kept
+     * across kernels (at most CONSTANTS_KEPT; all dropped when full).
+     */
+    this.constants = new Map();
+    /** Every stored entry, for dispose() (DataStorage cannot be walked). */
+    this.entries = new Set();
   }
 
   // ---- storage ------------------------------------------------------------------------------
@@ -38,11 +48,18 @@ export class EagerWasmBackend extends KernelBackend {
   }
 
   move(dataId, values, shape, dtype, refCount) {
-    const entry = { t: null, values: null, shape: shape.slice(), dtype, refCount };
-    if (HELD.has(dtype) && values != null) entry.t = this.context.tensor(values, shape, dtype);
-    else if (HELD.has(dtype)) entry.t = this.context.tensor(zerosOf(dtype, sizeOf(shape)), shape, dtype);
-    else entry.values = values ?? [];
+    const entry = { t: null, values: null, shape: shape.slice(), dtype, refCount, views: null };
+    if (HELD.has(dtype)) {
+      entry.t = this.context.tensor(values ?? zerosOf(dtype, sizeOf(shape)), shape, dtype);
+      // Data written from JS is what TF.js apps hold as weights (a loaded model's, a layer's):
+      // a matrix product or convolution that reads it as its weight operand packs it once.
+      if (dtype === 'float32') {
+        const h = entry.t.handle;
+        callWasm(() => tensorMarkWeight(h), STACK_OP);
+      }
+    } else entry.values = values ?? [];
     this.data.set(dataId, entry);
+    this.entries.add(entry);
   }
 
   readSync(dataId) {
@@ -60,7 +77,8 @@ export class EagerWasmBackend extends KernelBackend {
     const entry = this.data.get(dataId);
     entry.refCount--;
     if (!force && entry.refCount > 0) return false;
-    if (entry.t !== null) entry.t.dispose();
+    releaseEntry(entry);
+    this.entries.delete(entry);
     this.data.delete(dataId);
     return true;
   }
@@ -108,7 +126,13 @@ export class EagerWasmBackend extends KernelBackend {
     return 1e-7;
   }
 
+  /** Releases every tensor the backend holds (tf.engine().reset(), tf.removeBackend()). */
   dispose() {
+    for (const entry of this.entries) releaseEntry(entry);
+    this.entries.clear();
+    for (const t of this.constants.values()) t.dispose();
+    this.constants.clear();
+    this.endKernel();
     this.context.dispose();
   }
 
@@ -121,25 +145,50 @@ export class EagerWasmBackend extends KernelBackend {
       throw new EagerError('Unimplemented', `eager-wasm's TF.js backend has no kernels for ${entry.dtype} tensors here`);
     }
     if (sameShape(entry.t.shape, info.shape)) return entry.t;
-    // TF.js shares a dataId between tensors of one size and different shapes.
-    const r = this.runRaw('Reshape', [entry.t, this.constInt(info.shape)])[0];
-    this.scratch.push(r);
-    return r;
+    // TF.js shares a dataId between tensors of one size and different shapes (reshapes): each
+    // shape read gets a runtime view, kept with the data.
+    const key = info.shape.join(',');
+    entry.views ??= new Map();
+    let v = entry.views.get(key);
+    if (v === undefined) {
+      [v] = this.runRaw('Reshape', [entry.t, this.constInt(info.shape)]);
+      entry.views.set(key, v);
+    }
+    return v;
   }
 
-  /** An int32 tensor of `values` (attrs TF takes as inputs), disposed after the kernel. */
+  /** A kept constant `key`, made by `make()` the first time. */
+  constant(key, make) {
+    let t = this.constants.get(key);
+    if (t === undefined) {
+      if (this.constants.size >= CONSTANTS_KEPT) {
+        // Disposed when the kernel ends: it may hold some of them already.
+        for (const c of this.constants.values()) this.scratch.push(c);
+        this.constants.clear();
+      }
+      t = make();
+      this.constants.set(key, t);
+    }
+    return t;
+  }
+
+  /** An int32 tensor of `values`, a number (scalar) or a list (1-D): attrs TF takes as inputs. */
   constInt(values) {
-    const list = typeof values === 'number' ? values : Array.from(values);
-    const t = this.context.tensor(typeof list === 'number' ? new Int32Array([list]) : Int32Array.from(list), typeof list === 'number' ? [] : [list.length], 'int32');
-    this.scratch.push(t);
-    return t;
+    if (typeof values === 'number') return this.constant(`i${values}`, () => this.context.tensor(new Int32Array([values]), [], 'int32'));
+    const list = Array.from(values);
+    if (list.length > 16) {
+      const t = this.context.tensor(Int32Array.from(list), [list.length], 'int32');
+      this.scratch.push(t);
+      return t;
+    }
+    return this.constant(`i[${list}]`, () => this.context.tensor(Int32Array.from(list), [list.length], 'int32'));
   }
 
-  /** A scalar of `dtype`, disposed after the kernel. */
+  /** A scalar of `dtype`. */
   scalar(value, dtype = 'float32') {
-    const t = this.context.tensor(dtype === 'float32' ? new Float32Array([value]) : dtype === 'int32' ? new Int32Array([value]) : new Uint8Array([value ? 1 : 0]), [], dtype);
-    this.scratch.push(t);
-    return t;
+    return this.constant(`${dtype}:${Object.is(value, -0) ? '-0' : value}`, () =>
+      this.context.tensor(dtype === 'float32' ? new Float32Array([value]) : dtype === 'int32' ? new Int32Array([value]) : new Uint8Array([value ? 1 : 0]), [], dtype),
+    );
   }
 
   /** `info` (a TensorInfo) cast to `dtype`, as an eager tensor disposed after the kernel. */
@@ -168,7 +217,9 @@ export class EagerWasmBackend extends KernelBackend {
       t = c;
     }
     const dataId = { id: nextDataId++ };
-    this.data.set(dataId, { t, values: null, shape: t.shape.slice(), dtype: t.dtype, refCount: 1 });
+    const entry = { t, values: null, shape: t.shape.slice(), dtype: t.dtype, refCount: 1, views: null };
+    this.data.set(dataId, entry);
+    this.entries.add(entry);
     return { dataId, shape: t.shape.slice(), dtype: t.dtype };
   }
 
@@ -233,6 +284,12 @@ export class EagerWasmBackend extends KernelBackend {
     const dataId = this.write(values, shape, dtype);
     return { dataId, shape: shape.slice(), dtype };
   }
+}
+
+/** Disposes an entry's runtime tensor and its reshaped views. */
+function releaseEntry(entry) {
+  if (entry.t !== null) entry.t.dispose();
+  if (entry.views !== null) for (const v of entry.views.values()) v.dispose();
 }
 
 const isInfo = (x) => x !== null && typeof x === 'object' && 'dataId' in x;

@@ -212,7 +212,7 @@ function readmeBlocks() {
     if (blocks.has(m[1])) throw new Error(`README.md: two blocks marked <!-- example: ${m[1]} -->`);
     blocks.set(m[1], m[2]);
   }
-  for (const name of ['page', 'worker', 'vite.config', 'node']) {
+  for (const name of ['page', 'worker', 'vite.config', 'node', 'tfjs']) {
     if (!blocks.has(name)) throw new Error(`README.md: no js block marked <!-- example: ${name} -->`);
   }
   return blocks;
@@ -318,6 +318,27 @@ async function readmeExamples(app, browser) {
     if (problem) ok = false;
   } catch (e) {
     console.log(`README Node example FAILED: ${e.message}`);
+    ok = false;
+  }
+
+  // The TF.js backend example, with @tensorflow/tfjs (the version this repository tests with)
+  // installed next to the package from the npm cache.
+  const tfjsDir = join(app, 'readme-tfjs');
+  mkdirSync(tfjsDir, { recursive: true });
+  writeFileSync(join(tfjsDir, 'example.mjs'), blocks.get('tfjs'));
+  try {
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies['@tensorflow/tfjs'];
+    sh('npm', ['install', '--no-audit', '--no-fund', '--offline', `@tensorflow/tfjs@${version}`], app);
+    const out = sh('node', ['example.mjs'], tfjsDir);
+    const f10 = out.match(/^f\(10\) = (-?\d+\.\d)$/m);
+    const entries = out.match(/^kernel cache entries: (\d+)$/m);
+    const heap = out.match(/^heap in use \(bytes\): (\d+)$/m);
+    const problem = !f10 || Math.abs(Number(f10[1]) - 21) > 0.15 ? 'no "f(10) = 21.0" line (the fit did not learn y = 2x + 1)'
+      : !entries || Number(entries[1]) === 0 ? 'no kernel cache entries' : !heap || Number(heap[1]) === 0 ? 'no heap figure' : null;
+    console.log(`README TF.js backend example: ${out.trim().split('\n').join(' | ')} ${problem ? `WRONG: ${problem}` : 'ok'}`);
+    if (problem) ok = false;
+  } catch (e) {
+    console.log(`README TF.js backend example FAILED: ${e.message}`);
     ok = false;
   }
 

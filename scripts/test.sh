@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test of eager-wasm, from a fresh machine: installs what is missing, then runs lint, native
-# tests, wasm tests (Node and headless Chromium; plain and relaxed SIMD), the JS API tests, the npm package check and the
-# demo page end-to-end. Every stage runs; the script fails if any stage failed.
+# tests, wasm tests (Node and headless Chromium; plain and relaxed SIMD), the JS API tests, TF.js's
+# own test suite on the TF.js backend, the npm package check and the demo page end-to-end. Every stage runs; the script fails if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +43,9 @@ stage "wasm tests (Node + headless Chromium, relaxed SIMD)" env \
 stage "npm run build" npm run build
 stage "JS API tests (Node)" npm run test:js
 stage "JS API in headless Chromium" npm run test:chromium
+# TF.js's own test suite (tfjs-core 4.22's jasmine specs, unfiltered) on the 'eager-wasm' backend:
+# fails on a spec failing that tests/tfjs-suite/ does not list, or a listed one that passes.
+stage "TF.js's test suite on the eager-wasm backend (Node + Chromium)" npm run test:tfjs
 stage "npm package installs and runs (Node + Chromium)" npm run test:pack
 stage "demo page end-to-end (Chromium)" npm run test:e2e
 stage "soak, shortened (native + Chromium)" npm run soak -- --quick

@@ -304,6 +304,22 @@ pub fn tensor_dispose(h: f64) -> bool {
     })
 }
 
+/// Marks a float32 tensor as a weight: the first matrix product that reads it as its right-hand
+/// operand packs it once and keeps the panels with its buffer (as model loads do for their
+/// weights), instead of packing it on every call. For callers whose weights are plain tensors
+/// written from JS (the TF.js backend). Other dtypes are left alone.
+#[wasm_bindgen(js_name = tensorMarkWeight)]
+pub fn tensor_mark_weight(h: f64) -> JsResult<()> {
+    with_table(|t| {
+        let t = t.any(h)?;
+        if t.dtype() == DType::Float32 {
+            t.mark_packable();
+        }
+        Ok(())
+    })
+    .map_err(js)
+}
+
 #[wasm_bindgen(js_name = tensorIsLive)]
 pub fn tensor_is_live(h: f64) -> bool {
     with_table(|t| t.entry(h).is_ok())
