@@ -24,7 +24,7 @@ import mobilenet from '@tensorflow-models/mobilenet';
 import cocoSsd from '@tensorflow-models/coco-ssd';
 import knnClassifier from '@tensorflow-models/knn-classifier';
 import poseDetection from '@tensorflow-models/pose-detection';
-import '../../dist/tfjs.js';
+import 'eager-wasm/tfjs'; // the package's own entry (package.json exports ./tfjs -> dist/tfjs.js)
 
 const BACKENDS = ['cpu', 'eager-wasm'];
 const FIXTURES = join(root, 'tests', 'fixtures', 'tfjs-apps');
@@ -88,8 +88,11 @@ async function on(name, body) {
   assert.equal(tf.getBackend(), name);
   const counts = () => {
     const m = tf.memory();
-    // eager-wasm's own report: the runtime's live tensors and their bytes.
-    return { numTensors: m.numTensors, numDataBuffers: m.numDataBuffers, runtime: m.eagerWasm && [m.eagerWasm.numTensors, m.eagerWasm.tensorBytes] };
+    if (!m.eagerWasm) return { numTensors: m.numTensors, numDataBuffers: m.numDataBuffers };
+    // eager-wasm's own report: the runtime's live tensors, less the small constants (shapes,
+    // axes, scalars) the backend keeps across kernels on purpose.
+    const kept = tf.backend().constants?.size ?? 0;
+    return { numTensors: m.numTensors, numDataBuffers: m.numDataBuffers, runtimeTensors: m.eagerWasm.numTensors - kept };
   };
   const calls = () => {
     const byOp = name === 'eager-wasm' ? tf.backend().cacheStats().byOp : {};
