@@ -250,6 +250,7 @@ def main(argv):
     tmp = tempfile.mkdtemp(prefix="gen_tfjs_apps_")
     try:
         for name in wanted:
+            keras.backend.clear_session()  # layer names (hence node names) as when built alone
             obj, inputs = MODELS[name]()
             sdir = os.path.join(tmp, name + "_saved")
             G.save(obj, sdir)
