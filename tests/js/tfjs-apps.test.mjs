@@ -1,14 +1,17 @@
-// Published TF.js packages, unchanged, on eager-wasm's TF.js backend ('eager-wasm', dist/tfjs.js)
-// against TF.js's CPU backend: @tensorflow-models/mobilenet (classify), coco-ssd (detect: a graph
-// model with v1 control flow run by executeAsync, then the package's NMS), pose-detection's
-// MoveNet (estimatePoses), each loading a stand-in model built by tools/gen_tfjs_apps.py through
-// its public `modelUrl` from a local HTTP server; and a tf.layers transfer-learning loop
-// (model.fit). Each run loads, infers and disposes on one backend, and must leave
-// tf.memory().numTensors where it found it.
+// Published TF.js packages, unchanged, on eager-wasm's TF.js backend ('eager-wasm', the package's
+// eager-wasm/tfjs entry) against TF.js's CPU backend: @tensorflow-models/mobilenet (classify),
+// knn-classifier (on mobilenet activations), coco-ssd (detect: a graph model with v1 control flow
+// run by executeAsync, then the package's NMS), pose-detection's MoveNet (estimatePoses), each
+// loading a stand-in model built by tools/gen_tfjs_apps.py through its public `modelUrl` from a
+// local HTTP server; and a tf.layers transfer-learning loop (model.fit). Each run loads, infers and
+// disposes on one backend, and must leave tf.memory()'s tensor counts (and eager-wasm's own count
+// of runtime tensors) where it found them.
 //
-// Node resolves '@tensorflow/tfjs-core' to its CommonJS bundle (package.json `main`; Node ignores
-// `module`) for `import` and `require` alike, so this file, dist/tfjs.js and the packages' CommonJS
-// builds share one instance (checked below).
+// tfjs-core 4.22's package.json has no `exports`: Node resolves '@tensorflow/tfjs-core' to its
+// CommonJS bundle (`main`, dist/tf-core.node.js; Node ignores `module`) for `import` and `require`
+// alike, so this file, dist/tfjs.js and the packages' CommonJS builds share one instance (checked
+// below). tfjs-layers' Node bundle carries its own copies of core's ops, which find the same engine
+// and kernel registry through TF.js's globals.
 import assert from 'node:assert/strict';
 import { createReadStream, existsSync } from 'node:fs';
 import { createServer } from 'node:http';
