@@ -28,6 +28,9 @@ Ops tf.raw_ops cannot run:
     DepthwiseConv2dNative + AddV2 + activation / Relu + alpha * Minimum(x, 0).
   * DepthwiseConv2dNative with dilations: TF's CPU kernel says Unimplemented;
     the reference is tf.nn.depthwise_conv2d with the same dilations.
+  * Convolution gradients with dilations (grads family): Conv2DBackpropFilter and the
+    depthwise filter gradient composed from TF ops (_filter_grad_composed), the depthwise
+    input gradient from tf.GradientTape on tf.nn.depthwise_conv2d.
 """
 
 import base64
@@ -1568,11 +1571,281 @@ def gen_volume():
                                                          "padding": "VALID"}, error=True)
 
 
+def _pads_before(n, k, s, d, padding, explicit):
+    if padding == "SAME":
+        return _same_pads(n, k, s, d)
+    return explicit[0] if padding == "EXPLICIT" else 0
+
+
+def _filter_grad_composed(x, fshape, dy, strides, padding, dilations, explicit, depthwise):
+    """Conv2DBackpropFilter / DepthwiseConv2dNativeBackpropFilter from TF ops: per filter tap, the
+    strided, dilated slice of the padded input contracted with out_backprop (tf.einsum). TF's CPU
+    kernels refuse dilations > 1 (Conv2D) or ignore them (depthwise); this is the same sum."""
+    n, h, w, ci = x.shape
+    kh, kw = fshape[:2]
+    _, oh, ow, co = dy.shape
+    s, d = strides[1:3], dilations[1:3]
+    pt = _pads_before(h, kh, s[0], d[0], padding, explicit[2:4])
+    pl = _pads_before(w, kw, s[1], d[1], padding, explicit[4:6])
+    ph = max(0, (oh - 1) * s[0] + (kh - 1) * d[0] + 1 - h - pt)
+    pw = max(0, (ow - 1) * s[1] + (kw - 1) * d[1] + 1 - w - pl)
+    xp = tf.pad(x, [[0, 0], [pt, ph], [pl, pw], [0, 0]])
+    g = tf.reshape(dy, [n, oh, ow, ci, fshape[3]]) if depthwise else dy
+    taps = []
+    for ky in range(kh):
+        for kx in range(kw):
+            y0, x0 = ky * d[0], kx * d[1]
+            patch = xp[:, y0:y0 + (oh - 1) * s[0] + 1:s[0], x0:x0 + (ow - 1) * s[1] + 1:s[1], :]
+            taps.append(tf.einsum("nyxi,nyxim->im" if depthwise else "nyxi,nyxo->io", patch, g))
+    return [tf.reshape(tf.stack(taps), fshape).numpy()]
+
+
+def _dw_tape(x, w, dy, padding, dil, wrt_filter):
+    """Depthwise gradients with dilations from tf.GradientTape on tf.nn.depthwise_conv2d (its
+    SpaceToBatchND route, whose gradient TF's CPU kernels can run)."""
+    x, w = tf.constant(x), tf.constant(w)
+    with tf.GradientTape() as tape:
+        tape.watch([x, w])
+        y = tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], padding, dilations=list(dil))
+    return [tape.gradient(y, w if wrt_filter else x, output_gradients=tf.constant(dy)).numpy()]
+
+
+def _ties(*shape):
+    """Values on a coarse grid (halves in [-2, 2]): pooling windows with tied maxima."""
+    return (_rng.integers(-4, 5, shape) / 2).astype(F32)
+
+
+def gen_grads():
+    family("grads")
+    reseed(41)
+
+    def conv2d(name, op, xshape, kshape, strides=(1, 1), padding="SAME", dil=(1, 1), explicit=()):
+        """Conv2DBackpropFilter / DepthwiseConv2dNativeBackpropInput / ...Filter for x * filter."""
+        depthwise = op.startswith("Depthwise")
+        x, filt = f(*xshape), f(*kshape)
+        n, h, w, _ = xshape
+        co = kshape[2] * kshape[3] if depthwise else kshape[3]
+        oh = _out_size(h, kshape[0], strides[0], dil[0], padding, explicit[2:4])
+        ow = _out_size(w, kshape[1], strides[1], dil[1], padding, explicit[4:6])
+        dy = f(n, oh, ow, co)
+        st, dl = [1, strides[0], strides[1], 1], [1, dil[0], dil[1], 1]
+        attrs = {"strides": st, "padding": padding, "dilations": dl}
+        if explicit:
+            attrs["explicit_paddings"] = list(explicit)
+        wrt_filter = op.endswith("Filter")
+        if wrt_filter:
+            inputs = {"input": x, "filter_sizes": c(list(kshape)), "out_backprop": dy}
+        else:
+            inputs = {"input_sizes": c(list(xshape)), "filter": filt, "out_backprop": dy}
+
+        def composed():
+            if wrt_filter:
+                return _filter_grad_composed(x, kshape, dy, st, padding, dl, explicit, depthwise)
+            return _dw_tape(x, filt, dy, padding, dil, False)
+        if dil == (1, 1):
+            case(name, op, inputs, attrs)
+            # The compositions used for dilated cases must agree with TF's kernels here.
+            if wrt_filter or (depthwise and padding != "EXPLICIT" and strides == (1, 1)):
+                native = getattr(tf.raw_ops, op)(**inputs, **attrs).numpy()
+                np.testing.assert_allclose(composed()[0], native, rtol=1e-4, atol=1e-5)
+        else:
+            case(name, op, inputs, attrs, ref=composed)
+
+    for op, tag in (("Conv2DBackpropFilter", "bpf"), ("DepthwiseConv2dNativeBackpropInput", "dwbpi"),
+                    ("DepthwiseConv2dNativeBackpropFilter", "dwbpf")):
+        dw = op.startswith("Depthwise")
+        m = (lambda k: k) if not dw else (lambda k: k[:2] + (k[2], k[3] % 3 + 1))
+        conv2d(tag + "_same_s1", op, (2, 5, 6, 3), m((3, 3, 3, 4)))
+        conv2d(tag + "_same_s2", op, (1, 8, 7, 2), m((3, 3, 2, 5)), strides=(2, 2))
+        conv2d(tag + "_valid_s2_k2", op, (2, 6, 6, 4), m((2, 2, 4, 3)), strides=(2, 2), padding="VALID")
+        conv2d(tag + "_valid_s1_k3", op, (2, 7, 5, 3), m((3, 3, 3, 2)), padding="VALID")
+        conv2d(tag + "_same_k4_s2", op, (1, 6, 6, 3), m((4, 4, 3, 2)), strides=(2, 2))
+        conv2d(tag + "_explicit", op, (1, 5, 6, 2), m((3, 2, 2, 3)), padding="EXPLICIT",
+               explicit=(0, 0, 1, 2, 0, 1, 0, 0))
+        conv2d(tag + "_filter_larger_same", op, (1, 2, 2, 1), m((3, 3, 1, 2)))
+        conv2d(tag + "_dilated_same", op, (2, 7, 7, 2), m((3, 3, 2, 3)), dil=(2, 2))
+        conv2d(tag + "_dilated_valid", op, (1, 9, 8, 3), m((2, 3, 3, 2)), dil=(2, 2), padding="VALID")
+        if not dw:
+            conv2d(tag + "_valid_s3x2_leftover", op, (1, 10, 8, 1), (3, 3, 1, 2), strides=(3, 2),
+                   padding="VALID")
+            conv2d(tag + "_dilated_rect_s1", op, (1, 9, 8, 2), (2, 3, 2, 2), dil=(3, 2), padding="VALID")
+            conv2d(tag + "_1x1_c17", op, (1, 3, 3, 17), (1, 1, 17, 9))
+            conv2d(tag + "_explicit_s2_dilated", op, (1, 7, 6, 2), (3, 2, 2, 3), strides=(2, 1),
+                   padding="EXPLICIT", dil=(2, 2), explicit=(0, 0, 2, 1, 1, 0, 0, 0))
+    # Zero-sized outputs.
+    case("bpf_zero_out_depth", "Conv2DBackpropFilter",
+         {"input": f(1, 4, 4, 2), "filter_sizes": c([2, 2, 2, 0]), "out_backprop": f(1, 3, 3, 0)},
+         {"strides": [1, 1, 1, 1], "padding": "VALID"})
+    case("bpf_zero_batch", "Conv2DBackpropFilter",
+         {"input": f(0, 4, 4, 2), "filter_sizes": c([2, 2, 2, 3]), "out_backprop": f(0, 4, 4, 3)},
+         {"strides": [1, 1, 1, 1], "padding": "SAME"})
+    case("dwbpi_zero_batch", "DepthwiseConv2dNativeBackpropInput",
+         {"input_sizes": c([0, 4, 4, 3]), "filter": f(2, 2, 3, 2), "out_backprop": f(0, 3, 3, 6)},
+         {"strides": [1, 1, 1, 1], "padding": "VALID"})
+
+    # Errors of the 2-D convolution gradients.
+    s1 = {"strides": [1, 1, 1, 1], "padding": "VALID"}
+    bpf = "Conv2DBackpropFilter"
+    for name, inputs, attrs in (
+            ("rank3_input", {"input": f(4, 4, 2), "filter_sizes": c([2, 2, 2, 3]), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("sizes_3_elements", {"input": f(1, 4, 4, 2), "filter_sizes": c([2, 2, 2]), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("sizes_negative", {"input": f(1, 4, 4, 2), "filter_sizes": c([2, -2, 2, 3]), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("sizes_2d", {"input": f(1, 4, 4, 2), "filter_sizes": c([[2, 2], [2, 3]]), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("out_size_mismatch", {"input": f(1, 4, 4, 2), "filter_sizes": c([2, 2, 2, 3]), "out_backprop": f(1, 3, 4, 3)}, s1),
+            ("depth_mismatch", {"input": f(1, 4, 4, 2), "filter_sizes": c([2, 2, 3, 3]), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("out_depth_mismatch", {"input": f(1, 4, 4, 2), "filter_sizes": c([2, 2, 2, 4]), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("batch_mismatch", {"input": f(2, 4, 4, 2), "filter_sizes": c([2, 2, 2, 3]), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("batch_stride", {"input": f(1, 4, 4, 2), "filter_sizes": c([2, 2, 2, 3]), "out_backprop": f(1, 3, 3, 3)},
+             {"strides": [2, 1, 1, 1], "padding": "VALID"}),
+            ("dilation_batch", {"input": f(1, 4, 4, 2), "filter_sizes": c([2, 2, 2, 3]), "out_backprop": f(1, 3, 3, 3)},
+             {"strides": [1, 1, 1, 1], "dilations": [2, 1, 1, 1], "padding": "VALID"}),
+            ("nchw", {"input": f(1, 2, 4, 4), "filter_sizes": c([2, 2, 2, 3]), "out_backprop": f(1, 3, 3, 3)},
+             {"strides": [1, 1, 1, 1], "padding": "VALID", "data_format": "NCHW"})):
+        case("bpf_err_" + name, bpf, inputs, attrs, error=True)
+    dwi = "DepthwiseConv2dNativeBackpropInput"
+    for name, inputs, attrs in (
+            ("sizes_2_elements", {"input_sizes": c([4, 4]), "filter": f(2, 2, 3, 1), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("sizes_negative", {"input_sizes": c([1, -4, 4, 3]), "filter": f(2, 2, 3, 1), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("out_depth_mismatch", {"input_sizes": c([1, 4, 4, 3]), "filter": f(2, 2, 3, 2), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("depth_mismatch", {"input_sizes": c([1, 4, 4, 2]), "filter": f(2, 2, 3, 1), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("out_size_mismatch", {"input_sizes": c([1, 4, 4, 3]), "filter": f(2, 2, 3, 1), "out_backprop": f(1, 4, 3, 3)}, s1),
+            ("filter_rank3", {"input_sizes": c([1, 4, 4, 3]), "filter": f(2, 2, 3), "out_backprop": f(1, 3, 3, 3)}, s1),
+            ("unequal_strides", {"input_sizes": c([1, 4, 4, 3]), "filter": f(2, 2, 3, 1), "out_backprop": f(1, 3, 2, 3)},
+             {"strides": [1, 1, 2, 1], "padding": "VALID"}),
+            ("nchw", {"input_sizes": c([1, 3, 4, 4]), "filter": f(2, 2, 3, 1), "out_backprop": f(1, 3, 3, 3)},
+             {"strides": [1, 1, 1, 1], "padding": "VALID", "data_format": "NCHW"})):
+        case("dwbpi_err_" + name, dwi, inputs, attrs, error=True)
+    dwf = "DepthwiseConv2dNativeBackpropFilter"
+    for name, inputs in (
+            ("sizes_5_elements", {"input": f(1, 4, 4, 3), "filter_sizes": c([2, 2, 3, 1, 1]), "out_backprop": f(1, 3, 3, 3)}),
+            ("sizes_zero_negative", {"input": f(1, 4, 4, 3), "filter_sizes": c([0, 2, 3, -1]), "out_backprop": f(1, 3, 3, 3)}),
+            ("input_rank5", {"input": f(1, 1, 4, 4, 3), "filter_sizes": c([2, 2, 3, 1]), "out_backprop": f(1, 3, 3, 3)}),
+            ("batch_mismatch", {"input": f(2, 4, 4, 3), "filter_sizes": c([2, 2, 3, 1]), "out_backprop": f(1, 3, 3, 3)}),
+            ("out_depth_mismatch", {"input": f(1, 4, 4, 3), "filter_sizes": c([2, 2, 3, 2]), "out_backprop": f(1, 3, 3, 3)})):
+        case("dwbpf_err_" + name, dwf, inputs, s1, error=True)
+    case("dwbpf_err_batch_stride", dwf,
+         {"input": f(1, 4, 4, 3), "filter_sizes": c([2, 2, 3, 1]), "out_backprop": f(1, 3, 3, 3)},
+         {"strides": [2, 1, 1, 1], "padding": "VALID"}, error=True)
+
+    # Pool gradients: inputs on a coarse grid so that windows hold tied maxima.
+    reseed(42)
+    x4 = _ties(2, 7, 9, 3)
+    for name, k, s, pad, extra in (
+            ("k2_s2_same", (2, 2), (2, 2), "SAME", {}),
+            ("k2_s2_valid", (2, 2), (2, 2), "VALID", {}),
+            ("k3_s2_same", (3, 3), (2, 2), "SAME", {}),
+            ("k3_s2_valid", (3, 3), (2, 2), "VALID", {}),
+            ("k3_s1_same", (3, 3), (1, 1), "SAME", {}),
+            ("k2x3_s1x2_same", (2, 3), (1, 2), "SAME", {}),
+            ("global_valid", (7, 9), (1, 1), "VALID", {}),
+            ("explicit", (3, 2), (2, 1), "EXPLICIT", {"explicit_paddings": [0, 0, 1, 2, 0, 1, 0, 0]})):
+        attrs = {"ksize": [1, k[0], k[1], 1], "strides": [1, s[0], s[1], 1], "padding": pad, **extra}
+        y = tf.raw_ops.MaxPool(input=x4, **attrs).numpy()
+        g = f(*y.shape)
+        case("maxpoolgrad_" + name, "MaxPoolGrad", {"orig_input": x4, "orig_output": y, "grad": g}, attrs)
+        if pad != "EXPLICIT":
+            case("avgpoolgrad_" + name, "AvgPoolGrad", {"orig_input_shape": c(list(x4.shape)), "grad": g}, attrs)
+    # Every window of a constant input is one tie; and real-valued inputs.
+    for name, x_ in (("all_tied", np.full((1, 4, 5, 2), 1.5, F32)), ("random", f(1, 5, 5, 10))):
+        attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
+        y = tf.raw_ops.MaxPool(input=x_, **attrs).numpy()
+        case("maxpoolgrad_" + name, "MaxPoolGrad", {"orig_input": x_, "orig_output": y, "grad": f(*y.shape)}, attrs)
+    k2 = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+    y4 = tf.raw_ops.MaxPool(input=x4, **k2).numpy()
+    for name, inputs, attrs in (
+            ("grad_shape", {"orig_input": x4, "orig_output": y4, "grad": f(2, 3, 3, 3)}, k2),
+            ("orig_output_shape", {"orig_input": x4, "orig_output": f(2, 3, 5, 3), "grad": y4}, k2),
+            ("rank3", {"orig_input": x4[0], "orig_output": y4[0], "grad": y4[0]}, k2),
+            ("depth_window", {"orig_input": x4, "orig_output": y4, "grad": y4},
+             {"ksize": [1, 2, 2, 3], "strides": [1, 2, 2, 3], "padding": "VALID"}),
+            ("nchw", {"orig_input": x4, "orig_output": y4, "grad": y4},
+             {"ksize": [1, 1, 2, 2], "strides": [1, 1, 2, 2], "padding": "VALID", "data_format": "NCHW"})):
+        case("maxpoolgrad_err_" + name, "MaxPoolGrad", inputs, attrs, error=True)
+    for name, shape, grad, attrs in (
+            ("shape_2_elements", [7, 9], y4, k2),
+            ("shape_negative", [2, -7, 9, 3], y4, k2),
+            ("grad_rank3", [2, 7, 9, 3], y4[0], k2),
+            ("batch_window", [2, 7, 9, 3], y4, {"ksize": [2, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}),
+            ("nchw", [2, 3, 7, 9], y4, {"ksize": [1, 1, 2, 2], "strides": [1, 1, 2, 2], "padding": "VALID",
+                                        "data_format": "NCHW"})):
+        case("avgpoolgrad_err_" + name, "AvgPoolGrad", {"orig_input_shape": c(shape), "grad": grad}, attrs,
+             error=True)
+
+    x5 = _ties(2, 4, 5, 4, 3)
+    for name, k, s, pad in (("k3_s2_same", (3, 3, 3), (2, 2, 2), "SAME"),
+                            ("k2_s1_valid", (2, 2, 2), (1, 1, 1), "VALID"),
+                            ("k2x3x2_s1x2x1_valid", (2, 3, 2), (1, 2, 1), "VALID"),
+                            ("k2_s2_same", (2, 2, 2), (2, 2, 2), "SAME")):
+        attrs = {"ksize": [1, *k, 1], "strides": [1, *s, 1], "padding": pad}
+        y = tf.raw_ops.MaxPool3D(input=x5, **attrs).numpy()
+        g = f(*y.shape)
+        case("maxpool3dgrad_" + name, "MaxPool3DGrad", {"orig_input": x5, "orig_output": y, "grad": g}, attrs)
+        case("avgpool3dgrad_" + name, "AvgPool3DGrad", {"orig_input_shape": c(list(x5.shape)), "grad": g}, attrs)
+    k3 = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
+    y5 = tf.raw_ops.MaxPool3D(input=x5, **k3).numpy()
+    for name, inputs, attrs in (
+            ("grad_shape", {"orig_input": x5, "orig_output": y5, "grad": f(2, 2, 3, 2, 3)}, k3),
+            ("orig_output_shape", {"orig_input": x5, "orig_output": f(2, 1, 2, 2, 3), "grad": y5}, k3),
+            ("rank4", {"orig_input": x5[0], "orig_output": y5[0], "grad": y5[0]}, k3),
+            ("ncdhw", {"orig_input": x5, "orig_output": y5, "grad": y5},
+             {"ksize": [1, 1, 2, 2, 2], "strides": [1, 1, 2, 2, 2], "padding": "VALID", "data_format": "NCDHW"})):
+        case("maxpool3dgrad_err_" + name, "MaxPool3DGrad", inputs, attrs, error=True)
+    for name, shape, grad in (("shape_3_elements", [4, 5, 4], y5), ("shape_negative", [2, 4, -5, 4, 3], y5),
+                              ("grad_rank4", [2, 4, 5, 4, 3], y5[0])):
+        case("avgpool3dgrad_err_" + name, "AvgPool3DGrad", {"orig_input_shape": c(shape), "grad": grad}, k3,
+             error=True)
+    case("avgpool3dgrad_err_batch_window", "AvgPool3DGrad", {"orig_input_shape": c(list(x5.shape)), "grad": y5},
+         {**k3, "ksize": [2, 2, 2, 2, 1]}, error=True)
+
+    # 3-D convolution gradients.
+    reseed(43)
+    for name, xs_, ks_, s, pad in (("s1_same", (2, 4, 5, 4, 3), (3, 3, 2, 3, 4), (1, 1, 1), "SAME"),
+                                   ("s2_same", (1, 5, 4, 6, 2), (3, 2, 3, 2, 3), (2, 2, 2), "SAME"),
+                                   ("s1_valid", (2, 4, 4, 5, 2), (2, 3, 2, 2, 3), (1, 1, 1), "VALID"),
+                                   ("s2_valid_rect", (1, 6, 5, 7, 3), (2, 2, 3, 3, 2), (2, 1, 3), "VALID")):
+        x, w = f(*xs_), f(*ks_)
+        out = [_out_size(xs_[1 + k], ks_[k], s[k], 1, pad, None) for k in range(3)]
+        dy = f(xs_[0], *out, ks_[4])
+        attrs = {"strides": [1, *s, 1], "padding": pad}
+        case("conv3dbpi_" + name, "Conv3DBackpropInputV2",
+             {"input_sizes": c(list(xs_)), "filter": w, "out_backprop": dy}, attrs)
+        case("conv3dbpf_" + name, "Conv3DBackpropFilterV2",
+             {"input": x, "filter_sizes": c(list(ks_)), "out_backprop": dy}, attrs)
+    case("conv3dbpi_int64_sizes", "Conv3DBackpropInputV2",
+         {"input_sizes": c([1, 3, 3, 3, 2], I64), "filter": f(2, 2, 2, 2, 2), "out_backprop": f(1, 2, 2, 2, 2)},
+         {"strides": [1, 1, 1, 1, 1], "padding": "VALID"})
+    v3 = {"strides": [1, 1, 1, 1, 1], "padding": "VALID"}
+    for name, op, inputs, attrs in (
+            ("bpi_dilated", "Conv3DBackpropInputV2",
+             {"input_sizes": c([1, 4, 4, 4, 2]), "filter": f(2, 2, 2, 2, 1), "out_backprop": f(1, 2, 2, 2, 1)},
+             {**v3, "dilations": [1, 2, 2, 2, 1]}),
+            ("bpf_dilated", "Conv3DBackpropFilterV2",
+             {"input": f(1, 4, 4, 4, 2), "filter_sizes": c([2, 2, 2, 2, 1]), "out_backprop": f(1, 2, 2, 2, 1)},
+             {**v3, "dilations": [1, 2, 2, 2, 1]}),
+            ("bpi_sizes_3_elements", "Conv3DBackpropInputV2",
+             {"input_sizes": c([4, 4, 4]), "filter": f(2, 2, 2, 2, 1), "out_backprop": f(1, 3, 3, 3, 1)}, v3),
+            ("bpi_depth_mismatch", "Conv3DBackpropInputV2",
+             {"input_sizes": c([1, 4, 4, 4, 4]), "filter": f(2, 2, 2, 2, 1), "out_backprop": f(1, 3, 3, 3, 1)}, v3),
+            ("bpf_depth_mismatch", "Conv3DBackpropFilterV2",
+             {"input": f(1, 4, 4, 4, 4), "filter_sizes": c([2, 2, 2, 2, 1]), "out_backprop": f(1, 3, 3, 3, 1)}, v3),
+            ("bpf_negative_sizes", "Conv3DBackpropFilterV2",
+             {"input": f(1, 4, 4, 4, 2), "filter_sizes": c([2, 2, -2, 2, 1]), "out_backprop": f(1, 3, 3, 3, 1)}, v3),
+            ("bpf_out_size_mismatch", "Conv3DBackpropFilterV2",
+             {"input": f(1, 4, 4, 4, 2), "filter_sizes": c([2, 2, 2, 2, 1]), "out_backprop": f(1, 3, 2, 3, 1)}, v3),
+            ("bpi_batch_stride", "Conv3DBackpropInputV2",
+             {"input_sizes": c([1, 4, 4, 4, 2]), "filter": f(2, 2, 2, 2, 1), "out_backprop": f(1, 3, 3, 3, 1)},
+             {"strides": [2, 1, 1, 1, 1], "padding": "VALID"}),
+            ("bpi_ncdhw", "Conv3DBackpropInputV2",
+             {"input_sizes": c([1, 2, 4, 4, 4]), "filter": f(2, 2, 2, 2, 1), "out_backprop": f(1, 1, 3, 3, 3)},
+             {**v3, "data_format": "NCDHW"})):
+        case("conv3d" + name, op, inputs, attrs, error=True)
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
               gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only,
-              gen_volume, gen_ragged]
+              gen_volume, gen_ragged, gen_grads]
 
 
 def main():

@@ -265,6 +265,7 @@ op_fixtures!(
     "dynamic",
     "einsum",
     "gather_nd",
+    "grads",
     "image_extra",
     "image_more",
     "math_extra",

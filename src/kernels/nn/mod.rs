@@ -4,6 +4,7 @@
 pub mod activation;
 pub mod batchnorm;
 pub mod conv;
+pub mod conv_grad;
 pub mod conv_thin;
 pub mod conv_transpose;
 pub mod depthwise;
@@ -15,6 +16,7 @@ pub mod image_more;
 pub mod matmul;
 pub mod nms;
 pub mod pool;
+pub mod pool_grad;
 pub mod resize;
 pub mod resize_nearest;
 pub mod simd;
@@ -27,6 +29,7 @@ pub fn register(reg: &mut Registry) {
     activation::register(reg);
     batchnorm::register(reg);
     conv::register(reg);
+    conv_grad::register(reg);
     conv_transpose::register(reg);
     depthwise::register(reg);
     einsum::register(reg);
@@ -35,6 +38,7 @@ pub fn register(reg: &mut Registry) {
     matmul::register(reg);
     nms::register(reg);
     pool::register(reg);
+    pool_grad::register(reg);
     resize::register(reg);
     resize_nearest::register(reg);
     volume::register(reg);

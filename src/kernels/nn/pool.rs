@@ -28,8 +28,13 @@ pub fn register(reg: &mut Registry) {
     );
 }
 
-/// A pool's window attrs checked as TF's PoolParameters does, resolved against the input.
-fn geometry(a: &NodeAttrs, x: &Tensor, has_explicit: bool) -> Result<([usize; 4], [Dim1; 2])> {
+/// A pool's window attrs checked as TF's PoolParameters does, resolved against the input `x`
+/// (its dims).
+pub(super) fn geometry(
+    a: &NodeAttrs,
+    x: &[usize],
+    has_explicit: bool,
+) -> Result<([usize; 4], [Dim1; 2])> {
     require_nhwc(a)?;
     let op = a.op();
     let (ksize, strides) = (a.ints("ksize")?, a.ints("strides")?);
@@ -57,7 +62,7 @@ fn geometry(a: &NodeAttrs, x: &Tensor, has_explicit: bool) -> Result<([usize; 4]
             "{op}: pooling over the depth dimension is not supported"
         )));
     }
-    let dims = dims4(op, "input", x.dims())?;
+    let dims = dims4(op, "input", x)?;
     let u = |v: i64| usize::try_from(v).map_err(|_| invalid_argument(format!("{op}: too large")));
     let win = windowed_2d(
         (dims[1], dims[2]),
@@ -157,7 +162,7 @@ fn pool_block<const B: usize>(
 }
 
 fn max_pool(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let (dims, win) = geometry(a, &i[0], true)?;
+    let (dims, win) = geometry(a, i[0].dims(), true)?;
     Ok(crate::ops::one_output(pool(
         &i[0],
         dims,
@@ -178,7 +183,7 @@ fn max_step(acc: &mut [f32], src: &[f32]) {
 }
 
 fn avg_pool(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Result<Vec<Tensor>> {
-    let (dims, win) = geometry(a, &i[0], false)?;
+    let (dims, win) = geometry(a, i[0].dims(), false)?;
     let t = pool(
         &i[0],
         dims,

@@ -164,6 +164,19 @@ pub fn require_nhwc(a: &NodeAttrs) -> Result<()> {
     Ok(())
 }
 
+/// Rejects data formats other than NHWC / NDHWC as TF's CPU gradient kernels do (InvalidArgument,
+/// where the forward kernels' refusal is Unimplemented).
+pub fn require_channels_last_grad(a: &NodeAttrs) -> Result<()> {
+    let f = a.string("data_format")?;
+    if f != "NHWC" && f != "NDHWC" {
+        return Err(invalid_argument(format!(
+            "{}: only NHWC / NDHWC data_format is supported on CPU, got {f}",
+            a.op()
+        )));
+    }
+    Ok(())
+}
+
 /// A 4-entry NHWC attr list (strides, dilations, ksize) as spatial (h, w) after checking that it
 /// has 4 entries, is positive, and is 1 in the batch and depth dims (`batch_depth_code` chooses
 /// the error TF raises for that).
