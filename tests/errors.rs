@@ -24,6 +24,15 @@ fn i32s(dims: &[usize], v: &[i32]) -> Tensor {
     Tensor::from_slice(dims, v).unwrap()
 }
 
+/// ksize and strides `k` in H and W, and `padding`.
+fn pool_attrs(k: i64, padding: &str) -> Attrs {
+    vec![
+        ("ksize", AttrValue::ListInt(vec![1, k, k, 1])),
+        ("strides", AttrValue::ListInt(vec![1, k, k, 1])),
+        ("padding", AttrValue::Str(padding.as_bytes().to_vec())),
+    ]
+}
+
 #[test]
 fn bad_execute_calls_fail_cleanly() {
     let mut ctx = EagerContext::default();
@@ -146,6 +155,38 @@ fn bad_execute_calls_fail_cleanly() {
             vec![],
             Code::ResourceExhausted,
             "interpolation weights",
+        ),
+        (
+            // TF's CPU kernel does not check grad against the computed output (it reads past it).
+            "AvgPoolGrad grad shape",
+            "AvgPoolGrad",
+            vec![i32s(&[4], &[1, 4, 4, 1]), f32s(&[1, 3, 2, 1])],
+            pool_attrs(2, "VALID"),
+            Code::InvalidArgument,
+            "Expected grad shape",
+        ),
+        (
+            "AvgPoolGrad channels",
+            "AvgPoolGrad",
+            vec![i32s(&[4], &[1, 4, 4, 2]), f32s(&[1, 2, 2, 1])],
+            pool_attrs(2, "VALID"),
+            Code::InvalidArgument,
+            "Expected grad shape",
+        ),
+        (
+            "Conv2DBackpropFilter huge filter_sizes",
+            "Conv2DBackpropFilter",
+            vec![
+                f32s(&[1, 4, 4, 1]),
+                i32s(&[4], &[1 << 20, 1 << 20, 1, 1]),
+                f32s(&[1, 4, 4, 1]),
+            ],
+            vec![
+                ("strides", AttrValue::ListInt(vec![1, 1, 1, 1])),
+                ("padding", AttrValue::Str(b"SAME".to_vec())),
+            ],
+            Code::ResourceExhausted,
+            "",
         ),
         (
             "placeholder",

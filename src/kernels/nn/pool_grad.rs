@@ -222,4 +222,25 @@ mod tests {
         );
         assert_eq!(dx, [0., 11., 0., 100., 0., 1000., 0., 0., 0.]);
     }
+
+    #[test]
+    fn huge_window_costs_only_its_cells() {
+        // SAME with a window of 2^30: one output per input cell, each window clipped to the
+        // 2x2 input (4 cells), not 2^60 taps.
+        let d = windowed_output(2, 1 << 30, 1, 1, Padding::Same, (0, 0)).unwrap();
+        let mut dx = vec![0.0; 4];
+        spread(&Win3::from_2d(&[d, d]), 1, 1, Rule::Avg, &[4.; 4], &mut dx);
+        assert_eq!(dx, [4.; 4]);
+        let x = [1f32, 2., 4., 3.];
+        let mut dx = vec![0.0; 4];
+        spread(
+            &Win3::from_2d(&[d, d]),
+            1,
+            1,
+            Rule::FirstMax(&x),
+            &[1.; 4],
+            &mut dx,
+        );
+        assert_eq!(dx, [0., 0., 4., 0.]);
+    }
 }
