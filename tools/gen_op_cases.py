@@ -1750,6 +1750,22 @@ def gen_grads():
         attrs = {"ksize": [1, 3, 3, 1], "strides": [1, 2, 2, 1], "padding": "SAME"}
         y = tf.raw_ops.MaxPool(input=x_, **attrs).numpy()
         case("maxpoolgrad_" + name, "MaxPoolGrad", {"orig_input": x_, "orig_output": y, "grad": f(*y.shape)}, attrs)
+    # NaN and -inf: MaxPoolGrad's argmax keeps a NaN only where it comes first in its window;
+    # MaxPool3DGrad's mask never matches NaN.
+    fixture_io.NONFINITE_AS_STRINGS = True
+    xn = _ties(1, 4, 5, 2)
+    xn[0, 0, 0, 0] = xn[0, 1, 3, 1] = xn[0, 2, 2, 0] = np.nan
+    xn[0, 3, 4, 1] = xn[0, 0, 1, 1] = -np.inf
+    for name, k, s, pad in (("k2_s1_valid", 2, 1, "VALID"), ("k3_s2_same", 3, 2, "SAME")):
+        attrs = {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": pad}
+        y = tf.raw_ops.MaxPool(input=xn, **attrs).numpy()
+        case("maxpoolgrad_nonfinite_" + name, "MaxPoolGrad",
+             {"orig_input": xn, "orig_output": y, "grad": f(*y.shape)}, attrs)
+        attrs3 = {"ksize": [1, 1, k, k, 1], "strides": [1, 1, s, s, 1], "padding": pad}
+        y = tf.raw_ops.MaxPool3D(input=xn[None], **attrs3).numpy()
+        case("maxpool3dgrad_nonfinite_" + name, "MaxPool3DGrad",
+             {"orig_input": xn[None], "orig_output": y, "grad": f(*y.shape)}, attrs3)
+    fixture_io.NONFINITE_AS_STRINGS = False
     k2 = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
     y4 = tf.raw_ops.MaxPool(input=x4, **k2).numpy()
     for name, inputs, attrs in (
