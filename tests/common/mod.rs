@@ -276,6 +276,7 @@ op_fixtures!(
     "resize",
     "softmax",
     "sparse",
+    "tfjs_grads",
     "tfjs_only",
     "uint8",
     "unary",

@@ -2,6 +2,7 @@
 //! pooling, batch norm and bias, bilinear resize, activations, and the converter's fused forms.
 
 pub mod activation;
+pub mod activation_grad;
 pub mod batchnorm;
 pub mod conv;
 pub mod conv_thin;
@@ -16,6 +17,7 @@ pub mod matmul;
 pub mod nms;
 pub mod pool;
 pub mod resize;
+pub mod resize_grad;
 pub mod resize_nearest;
 pub mod simd;
 pub mod volume;
@@ -25,6 +27,7 @@ use crate::ops::Registry;
 
 pub fn register(reg: &mut Registry) {
     activation::register(reg);
+    activation_grad::register(reg);
     batchnorm::register(reg);
     conv::register(reg);
     conv_transpose::register(reg);
@@ -36,6 +39,7 @@ pub fn register(reg: &mut Registry) {
     nms::register(reg);
     pool::register(reg);
     resize::register(reg);
+    resize_grad::register(reg);
     resize_nearest::register(reg);
     volume::register(reg);
 }
