@@ -568,6 +568,33 @@ fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) 
 mod tests {
     use crate::{AttrValue, EagerContext, Tensor};
 
+    /// A rate whose tap offsets overflow a 32-bit usize (TF's int32 attrs cannot say it; this
+    /// runtime takes i64): SAME padding centres the window, only the middle tap is inside, and no
+    /// offset wraps into the image.
+    #[test]
+    fn dilation_with_a_huge_rate_reads_only_real_taps() {
+        let mut ctx = EagerContext::default();
+        let x = Tensor::from_slice(&[1, 1, 2, 1], &[1f32, 2.]).unwrap();
+        let f = Tensor::from_slice(&[3, 1, 1], &[0f32, 5., 7.]).unwrap();
+        let g = Tensor::from_slice(&[1, 1, 2, 1], &[1f32, 1.]).unwrap();
+        let ints = |v: &[i64]| AttrValue::ListInt(v.to_vec());
+        let attrs = || {
+            vec![
+                ("strides", ints(&[1, 1, 1, 1])),
+                ("rates", ints(&[1, 1 << 31, 1, 1])),
+                ("padding", AttrValue::Str(b"SAME".to_vec())),
+            ]
+        };
+        let out = ctx
+            .execute("Dilation2D", &[x.clone(), f.clone()], attrs())
+            .unwrap();
+        assert_eq!(out[0].f32s().unwrap(), &[6., 7.]);
+        let bp = ctx
+            .execute("Dilation2DBackpropFilter", &[x, f, g], attrs())
+            .unwrap();
+        assert_eq!(bp[0].f32s().unwrap(), &[0., 2., 0.]);
+    }
+
     /// An image with an empty width: every output pixel is the fill value, no clamp panic.
     #[test]
     fn projective_transform_of_an_empty_axis_fills() {

@@ -135,3 +135,28 @@ fn nearest_grad(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outpu
     })?;
     Ok(crate::ops::one_output(narrow(out, dtype)?))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{AttrValue, EagerContext, Tensor};
+
+    /// An empty gradient with a huge row count: zeros at once, no index table of that size.
+    #[test]
+    fn empty_gradients_with_huge_dims_give_zeros() {
+        let mut ctx = EagerContext::default();
+        let g = Tensor::from_slice(&[0, 1 << 40, 3, 2], &[] as &[f32]).unwrap();
+        let none = Vec::<(&str, AttrValue)>::new();
+        let size = Tensor::from_slice(&[2], &[2i32, 2]).unwrap();
+        let out = ctx
+            .execute(
+                "ResizeNearestNeighborGrad",
+                &[g.clone(), size],
+                none.clone(),
+            )
+            .unwrap();
+        assert_eq!(out[0].dims(), &[0, 2, 2, 2]);
+        let orig = Tensor::from_slice(&[1, 2, 2, 2], &[0f32; 8]).unwrap();
+        let out = ctx.execute("ResizeBilinearGrad", &[g, orig], none).unwrap();
+        assert_eq!(out[0].dims(), &[0, 2, 2, 2]);
+    }
+}
