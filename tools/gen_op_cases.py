@@ -1570,7 +1570,8 @@ def gen_volume():
 
 def gen_tfjs_grads():
     """The gradient and misc ops a TF.js backend needs: activation gradients, resize / LRN /
-    Dilation2D gradients, UnsortedSegment*, Diag / DiagPart, and edge cases of Lower/UpperBound."""
+    Dilation2D gradients, UnsortedSegment*, Diag / DiagPart, and edge cases of Lower/UpperBound
+    and ImageProjectiveTransformV3."""
     family("tfjs_grads")
     reseed(33)
     fixture_io.NONFINITE_AS_STRINGS = True
@@ -1718,6 +1719,15 @@ def gen_tfjs_grads():
     for op in ("LowerBound", "UpperBound"):
         case(op.lower() + "_outside_nan", op, {"sorted_inputs": srt, "values": vals})
         case(op.lower() + "_empty_sorted", op, {"sorted_inputs": f(2, 0), "values": vals}, {"out_type": tf.int64})
+    # ImageProjectiveTransformV3 (TF.js's Transform): a NaN coordinate is the fill value (nearest)
+    # or NaN (bilinear) in every fill mode; an infinite projection term.
+    img = c(np.arange(1, 17).reshape(1, 4, 4, 1), F32)
+    for mode in ("CONSTANT", "NEAREST", "REFLECT", "WRAP"):
+        for interp in ("NEAREST", "BILINEAR"):
+            for n, t in (("nan", [nan, 0, 0, 0, 1, 0, 0, 0]), ("inf", [1, 0, 0, 0, 1, 0, inf, 0])):
+                case("ipt_%s_%s_%s" % (n, mode.lower(), interp.lower()), "ImageProjectiveTransformV3",
+                     {"images": img, "transforms": c([t], F32), "output_shape": c([2, 3]),
+                      "fill_value": c(-1.0, F32)}, {"interpolation": interp, "fill_mode": mode})
     # Diag / DiagPart.
     case("diag_1d", "Diag", {"diagonal": f(4)})
     case("diag_2d", "Diag", {"diagonal": f(2, 3)})

@@ -420,9 +420,16 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
 /// fill mode (CONSTANT leaves it, for the fill value to apply).
 fn map_coordinate(mode: &str, c: f32, len: usize) -> f32 {
     let lenf = len as f32;
-    // Eigen's clamp (max, then min): an empty axis gives -1, read as the fill value; f32::clamp
-    // would panic there.
-    let clamp = |v: f32| v.max(0.0).min(lenf - 1.0);
+    // TF's clamp, std::max(v, 0) then std::min(.., len - 1): an empty axis gives -1, read as the
+    // fill value (f32::clamp would panic there), and a NaN stays NaN (f32::max would make it 0).
+    let clamp = |v: f32| {
+        let v = if v < 0.0 { 0.0 } else { v };
+        if lenf - 1.0 < v {
+            lenf - 1.0
+        } else {
+            v
+        }
+    };
     match mode {
         "REFLECT" => {
             let mut v = c;
@@ -543,7 +550,9 @@ fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) 
                     out[o] = if outside {
                         fv
                     } else if !bilinear {
-                        read(k, sy.round() as i64, sx.round() as i64, ch)
+                        // A NaN coordinate is outside, as C++'s int64 cast of NaN (Rust's is 0).
+                        let at = |v: f32| if v.is_nan() { -1 } else { v.round() as i64 };
+                        read(k, at(sy), at(sx), ch)
                     } else {
                         let (y0, x0) = (sy.floor(), sx.floor());
                         let (y1, x1) = (y0 + 1.0, x0 + 1.0);
