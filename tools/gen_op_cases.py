@@ -1857,11 +1857,186 @@ def gen_grads():
         case("conv3d" + name, op, inputs, attrs, error=True)
 
 
+def gen_tfjs_grads():
+    """The gradient and misc ops a TF.js backend needs: activation gradients, resize / LRN /
+    Dilation2D gradients, UnsortedSegment*, Diag / DiagPart, and edge cases of Lower/UpperBound
+    and ImageProjectiveTransformV3."""
+    family("tfjs_grads")
+    reseed(33)
+    fixture_io.NONFINITE_AS_STRINGS = True
+    nan, inf = np.nan, np.inf
+    # Activation gradients: features with exact 0 and 6, NaN and infinities.
+    feat = np.concatenate([f(20, scale=4.0), c([0, 6, -0.0, nan, inf, -inf, 5.99, 1e-8, -40, 40], F32)])
+    grads = np.concatenate([f(20), c([1, 2, 3, 4, 5, 6, inf, nan, 0, -1], F32)])
+    for op in ("ReluGrad", "Relu6Grad", "LeakyReluGrad", "SoftplusGrad", "SoftsignGrad"):
+        case(op.lower() + "_edges", op, {"gradients": grads, "features": feat})
+        case(op.lower() + "_3d", op, {"gradients": f(2, 3, 4), "features": f(2, 3, 4, scale=4.0)})
+        case(op.lower() + "_shape_mismatch", op, {"gradients": f(2, 3), "features": f(3, 2)}, error=True)
+    case("leakyrelugrad_alpha", "LeakyReluGrad", {"gradients": grads, "features": feat}, {"alpha": -1.5})
+    case("relugrad_empty", "ReluGrad", {"gradients": f(0, 3), "features": f(0, 3)})
+    case("relugrad_int32", "ReluGrad", {"gradients": i(3, 4), "features": i(3, 4)})
+    case("relu6grad_int64", "Relu6Grad", {"gradients": i(12).astype(I64), "features": c(range(-3, 9), I64)})
+    elu_out = tf.nn.elu(feat).numpy()
+    selu_out = tf.nn.selu(feat).numpy()
+    case("elugrad_edges", "EluGrad", {"gradients": grads, "outputs": elu_out})
+    case("selugrad_edges", "SeluGrad", {"gradients": grads, "outputs": selu_out})
+    case("elugrad_shape_mismatch", "EluGrad", {"gradients": f(4), "outputs": f(2, 2)}, error=True)
+    y = np.concatenate([f(20, lo=-1.0, hi=2.0), c([0, 0, 1, inf, -inf, nan, 0, 1e-20, -0.0, 3], F32)])
+    dy = np.concatenate([f(20), c([0, 1, 0, 0, 2, 1, nan, 1, -2, 0], F32)])
+    for op in ("SigmoidGrad", "TanhGrad", "RsqrtGrad", "SqrtGrad", "ReciprocalGrad", "InvGrad"):
+        case(op.lower() + "_edges", op, {"y": y, "dy": dy})
+        # TF's cwise gradients need equal element counts only; the output has y's shape.
+        case(op.lower() + "_same_count", op, {"y": f(2, 3, lo=0.1, hi=2.0), "dy": f(3, 2)})
+        case(op.lower() + "_count_mismatch", op, {"y": f(2, 3), "dy": f(3)}, error=True)
+    # ResizeBilinearGrad: up and down, every legal corner / centre combination.
+    combos = ((False, False), (True, False), (False, True))
+    for up, gshape, oshape in ((True, (2, 5, 7, 3), (2, 3, 4, 3)), (False, (1, 2, 3, 2), (1, 5, 7, 2)),
+                               (True, (1, 4, 4, 1), (1, 1, 1, 1))):
+        for al, hp in combos:
+            n = "resizebilineargrad_%s_%s_%dx%d" % ("up" if up else "down", "align" if al else "half" if hp else
+                                                   "legacy", oshape[1], oshape[2])
+            case(n, "ResizeBilinearGrad", {"grads": f(*gshape), "original_image": f(*oshape)},
+                 {"align_corners": al, "half_pixel_centers": hp})
+    # Batch and depth come from the gradient, not the original image.
+    case("resizebilineargrad_batch_from_grads", "ResizeBilinearGrad",
+         {"grads": f(2, 3, 3, 2), "original_image": f(1, 2, 5, 4)})
+    case("resizebilineargrad_both_flags", "ResizeBilinearGrad", {"grads": f(1, 3, 3, 1), "original_image": f(1, 2, 2, 1)},
+         {"align_corners": True, "half_pixel_centers": True}, error=True)
+    case("resizebilineargrad_rank3", "ResizeBilinearGrad", {"grads": f(3, 3, 1), "original_image": f(1, 2, 2, 1)},
+         error=True)
+    case("resizebilineargrad_empty_original", "ResizeBilinearGrad",
+         {"grads": f(1, 3, 3, 1), "original_image": f(1, 0, 2, 1)}, error=True)
+    case("resizebilineargrad_empty_grads", "ResizeBilinearGrad",
+         {"grads": f(1, 3, 0, 1), "original_image": f(1, 2, 2, 1)}, error=True)
+    # ResizeNearestNeighborGrad: TF allows both flags here.
+    for up, gshape, size in ((True, (2, 6, 9, 3), (4, 5)), (False, (1, 3, 2, 2), (7, 5)), (True, (1, 5, 5, 1), (1, 1))):
+        for al, hp in combos + ((True, True),):
+            n = "resizenngrad_%s_%s%s_%dx%d" % ("up" if up else "down", "align" if al else "", "half" if hp else "",
+                                                 size[0], size[1])
+            case(n, "ResizeNearestNeighborGrad", {"grads": f(*gshape), "size": c(size)},
+                 {"align_corners": al, "half_pixel_centers": hp})
+    case("resizenngrad_int32", "ResizeNearestNeighborGrad", {"grads": i(1, 4, 4, 2), "size": c([3, 2])})
+    case("resizenngrad_uint8_wraps", "ResizeNearestNeighborGrad",
+         {"grads": np.full((1, 4, 4, 1), 100, np.uint8), "size": c([2, 2])})
+    case("resizenngrad_empty_grads", "ResizeNearestNeighborGrad", {"grads": f(1, 0, 3, 2), "size": c([2, 2])})
+    case("resizenngrad_zero_size", "ResizeNearestNeighborGrad", {"grads": f(1, 3, 3, 1), "size": c([0, 2])},
+         error=True)
+    case("resizenngrad_three_sizes", "ResizeNearestNeighborGrad", {"grads": f(1, 3, 3, 1), "size": c([2, 2, 2])},
+         error=True)
+    case("resizenngrad_rank3", "ResizeNearestNeighborGrad", {"grads": f(3, 3, 1), "size": c([2, 2])}, error=True)
+    # LRNGrad, with LRN's own output; some zero gradients (TF skips them).
+    for n, shape, attrs in (("default", (2, 3, 4, 7), {}),
+                            ("radius2", (1, 2, 3, 6), {"depth_radius": 2, "bias": 2.0, "alpha": 0.1, "beta": 0.75}),
+                            ("radius0", (1, 2, 2, 3), {"depth_radius": 0, "alpha": 0.5}),
+                            ("radius_past_depth", (1, 1, 2, 4), {"depth_radius": 9, "beta": 1.5})):
+        x = f(*shape)
+        g = f(*shape)
+        g.ravel()[::5] = 0
+        out = tf.raw_ops.LRN(input=x, **attrs).numpy()
+        case("lrngrad_" + n, "LRNGrad", {"input_grads": g, "input_image": x, "output_image": out}, attrs)
+    x = f(1, 2, 2, 3)
+    case("lrngrad_rank3", "LRNGrad", {"input_grads": x[0], "input_image": x[0], "output_image": x[0]}, error=True)
+    case("lrngrad_shape_mismatch", "LRNGrad", {"input_grads": x, "input_image": x, "output_image": f(1, 2, 2, 4)},
+         error=True)
+    case("lrngrad_negative_radius", "LRNGrad", {"input_grads": x, "input_image": x, "output_image": x},
+         {"depth_radius": -1}, error=True)
+    # Dilation2D backprops: geometry, ties (the first tap in scan order wins), no tap in the image.
+    x, filt = f(2, 5, 6, 3), f(2, 3, 3, scale=0.5)
+    for n, s, r, pad in (("same", 1, 1, "SAME"), ("valid_stride2_rate2", 2, 2, "VALID"), ("same_rate2", 1, 2, "SAME"),
+                         ("valid", 1, 1, "VALID")):
+        attrs = {"strides": [1, s, s, 1], "rates": [1, r, 1, 1], "padding": pad}
+        out_shape = tf.raw_ops.Dilation2D(input=x, filter=filt, **attrs).shape
+        for op in ("Dilation2DBackpropInput", "Dilation2DBackpropFilter"):
+            case("%s_%s" % (op.lower(), n), op, {"input": x, "filter": filt, "out_backprop": f(*out_shape)}, attrs)
+    ones, zf = c(np.ones((1, 3, 3, 1)), F32), c(np.zeros((2, 2, 1)), F32)
+    unit = {"strides": [1, 1, 1, 1], "rates": [1, 1, 1, 1], "padding": "VALID"}
+    notap = {"strides": [1, 1, 1, 1], "rates": [1, 3, 1, 1], "padding": "SAME"}
+    for op in ("Dilation2DBackpropInput", "Dilation2DBackpropFilter"):
+        n = op.lower()
+        case(n + "_ties", op, {"input": ones, "filter": zf, "out_backprop": f(1, 2, 2, 1)}, unit)
+        case(n + "_no_tap", op, {"input": c(np.ones((1, 1, 2, 1)), F32), "filter": c(np.zeros((2, 1, 1)), F32),
+                                 "out_backprop": f(1, 1, 2, 1)}, notap)
+        case(n + "_minus_inf", op, {"input": c(np.full((1, 2, 2, 1), -inf), F32), "filter": c(np.zeros((2, 1, 1)), F32),
+                                    "out_backprop": f(1, 2, 2, 1)}, dict(unit, padding="SAME"))
+        case(n + "_int32", op, {"input": i(1, 4, 4, 2), "filter": i(2, 2, 2), "out_backprop": i(1, 3, 3, 2)}, unit)
+        case(n + "_bad_backprop", op, {"input": x, "filter": filt, "out_backprop": f(2, 5, 6, 2)},
+             dict(unit, padding="SAME"), error=True)
+        case(n + "_batch_stride", op, {"input": x, "filter": filt, "out_backprop": f(2, 5, 6, 3)},
+             dict(unit, strides=[2, 1, 1, 1], padding="SAME"), error=True)
+    # The forward op's initial value is TF's lowest (not -inf, and int32's own lowest).
+    case("dilation2d_no_tap_int32", "Dilation2D", {"input": c(np.ones((1, 1, 1, 1)), I32),
+                                                   "filter": c(np.zeros((2, 1, 1)), I32)}, notap)
+    case("dilation2d_minus_inf", "Dilation2D", {"input": c(np.full((1, 2, 2, 1), -inf), F32),
+                                                "filter": c(np.zeros((2, 1, 1)), F32)}, dict(unit, padding="SAME"))
+    case("dilation2d_batch_stride", "Dilation2D", {"input": x, "filter": filt},
+         dict(unit, strides=[2, 1, 1, 1], padding="SAME"), error=True)
+    # UnsortedSegment*: empty segments (the fold's initial value), negative ids dropped, NaN.
+    data = f(6, 3)
+    data[2, 1] = nan
+    ids = c([3, 0, 3, -1, 0, 1])
+    for op in ("UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"):
+        n = op.lower()
+        case(n + "_2d", op, {"data": data, "segment_ids": ids, "num_segments": c(5)})
+        case(n + "_ids_2d_int64", op, {"data": f(2, 3, 4), "segment_ids": c([[0, 2, 2], [-5, 1, 0]], I64),
+                                       "num_segments": c(3, I64)})
+        case(n + "_int32", op, {"data": i(5, 2), "segment_ids": c([1, 1, 0, 3, 1]), "num_segments": c(4)})
+        case(n + "_uint8", op, {"data": _rng.integers(0, 255, (4, 2)).astype(np.uint8), "segment_ids": c([0, 0, 1, 0]),
+                                "num_segments": c(3)})
+        case(n + "_scalar_id", op, {"data": f(2, 2), "segment_ids": c(1), "num_segments": c(2)})
+        case(n + "_out_of_range", op, {"data": data, "segment_ids": c([0, 5, 0, 0, 0, 0]), "num_segments": c(5)},
+             error=True)
+    case("unsortedsegmentmax_nan_1d", "UnsortedSegmentMax", {"data": c([1, 5, nan, 2, nan, 3, nan], F32),
+                                                             "segment_ids": c([0, 0, 0, 0, 1, 1, 2]),
+                                                             "num_segments": c(3)})
+    case("unsortedsegmentmin_nan_1d", "UnsortedSegmentMin", {"data": c([1, 5, nan, 2, nan, 3, nan], F32),
+                                                             "segment_ids": c([0, 0, 0, 0, 1, 1, 2]),
+                                                             "num_segments": c(3)})
+    case("unsortedsegmentsum_zero_segments", "UnsortedSegmentSum",
+         {"data": f(3, 2), "segment_ids": c([-1, -1, -2]), "num_segments": c(0)})
+    case("unsortedsegmentsum_empty_data_bad_id", "UnsortedSegmentSum",
+         {"data": f(2, 0), "segment_ids": c([0, 7]), "num_segments": c(2)})
+    case("unsortedsegmentsum_negative_count", "UnsortedSegmentSum",
+         {"data": data, "segment_ids": ids, "num_segments": c(-1)}, error=True)
+    case("unsortedsegmentsum_count_not_scalar", "UnsortedSegmentSum",
+         {"data": data, "segment_ids": ids, "num_segments": c([5])}, error=True)
+    case("unsortedsegmentsum_not_prefix", "UnsortedSegmentSum",
+         {"data": data, "segment_ids": c([0, 1, 2]), "num_segments": c(5)}, error=True)
+    # LowerBound / UpperBound (TF.js's SearchSorted): values past both ends, infinities, NaN.
+    srt = np.sort(f(2, 5), axis=1)
+    vals = c([[nan, -inf, inf, -9, 9, 0], [nan, 0, 0, 0, 0, 0]], F32)
+    vals[1, 1:] = srt[1, [0, 1, 4, 2, 2]]
+    for op in ("LowerBound", "UpperBound"):
+        case(op.lower() + "_outside_nan", op, {"sorted_inputs": srt, "values": vals})
+        case(op.lower() + "_empty_sorted", op, {"sorted_inputs": f(2, 0), "values": vals}, {"out_type": tf.int64})
+    # ImageProjectiveTransformV3 (TF.js's Transform): a NaN coordinate is the fill value (nearest)
+    # or NaN (bilinear) in every fill mode; an infinite projection term.
+    img = c(np.arange(1, 17).reshape(1, 4, 4, 1), F32)
+    for mode in ("CONSTANT", "NEAREST", "REFLECT", "WRAP"):
+        for interp in ("NEAREST", "BILINEAR"):
+            for n, t in (("nan", [nan, 0, 0, 0, 1, 0, 0, 0]), ("inf", [1, 0, 0, 0, 1, 0, inf, 0])):
+                case("ipt_%s_%s_%s" % (n, mode.lower(), interp.lower()), "ImageProjectiveTransformV3",
+                     {"images": img, "transforms": c([t], F32), "output_shape": c([2, 3]),
+                      "fill_value": c(-1.0, F32)}, {"interpolation": interp, "fill_mode": mode})
+    # Diag / DiagPart.
+    case("diag_1d", "Diag", {"diagonal": f(4)})
+    case("diag_2d", "Diag", {"diagonal": f(2, 3)})
+    case("diag_int64", "Diag", {"diagonal": i(3).astype(I64)})
+    case("diag_empty", "Diag", {"diagonal": f(0, 2)})
+    case("diag_scalar", "Diag", {"diagonal": c(1.0, F32)}, error=True)
+    case("diagpart_2d", "DiagPart", {"input": f(4, 4)})
+    case("diagpart_4d", "DiagPart", {"input": f(2, 3, 2, 3)})
+    case("diagpart_int32", "DiagPart", {"input": i(3, 3)})
+    case("diagpart_scalar", "DiagPart", {"input": c(2.5, F32)})
+    case("diagpart_odd_rank", "DiagPart", {"input": f(2, 3, 2)}, error=True)
+    case("diagpart_mismatch", "DiagPart", {"input": f(2, 3)}, error=True)
+    fixture_io.NONFINITE_AS_STRINGS = False
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
               gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only,
-              gen_volume, gen_ragged, gen_grads]
+              gen_volume, gen_ragged, gen_grads, gen_tfjs_grads]
 
 
 def main():

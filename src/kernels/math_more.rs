@@ -1,5 +1,6 @@
 //! More rare math ops of TF.js models: LowerBound/UpperBound, MatrixBandPart, EuclideanNorm,
-//! Bincount/DenseBincount, FakeQuantWithMinMaxVars and LRN. Plain loops, generic where TF is.
+//! Bincount/DenseBincount, FakeQuantWithMinMaxVars, LRN and LRNGrad. Plain loops, generic where
+//! TF is.
 
 use super::array::{assemble::assemble, gather_strided, int_scalar};
 use super::num::{int_tensor, narrow, prod, widen, Num, WITH_U8};
@@ -9,6 +10,7 @@ use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_alloc, DType, Shape, Tensor};
+use core::cmp::Ordering::Less;
 
 type Outputs = Result<Vec<Tensor>>;
 
@@ -71,6 +73,17 @@ pub fn register(reg: &mut Registry) {
             .float_attr("beta", 0.5)
             .type_attr_default("T", FLOAT, DType::Float32),
     );
+    reg.add(
+        OpBuilder::new("LRNGrad", Simple(lrn_grad))
+            .input("input_grads", "T")
+            .input("input_image", "T")
+            .input("output_image", "T")
+            .int_attr("depth_radius", Some(5))
+            .float_attr("bias", 1.0)
+            .float_attr("alpha", 1.0)
+            .float_attr("beta", 0.5)
+            .type_attr_default("T", FLOAT, DType::Float32),
+    );
 }
 
 fn bound(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -95,8 +108,11 @@ fn bound(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
         for r in 0..v.len().checked_div(m).unwrap_or(0) {
             let row = &s[r * n..(r + 1) * n];
             for &x in &v[r * m..(r + 1) * m] {
-                // One search for both bounds (non-short-circuit, so no copy per bound).
-                let k = row.partition_point(|&e| (e < x) | (upper & (e == x)));
+                // One search for both bounds (non-short-circuit, so no copy per bound): C++'s
+                // lower_bound (e < x) and upper_bound (!(x < e): a NaN value goes last).
+                let k = row.partition_point(|&e| {
+                    (!upper & (e < x)) | (upper & (x.partial_cmp(&e) != Some(Less)))
+                });
                 out.push(k as i64);
             }
         }
@@ -362,6 +378,52 @@ fn lrn(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     }
     Ok(crate::ops::one_output(Tensor::from_vec(
         x.shape().clone(),
+        out,
+    )?))
+}
+
+/// TF's CPU LRNGrad: for each depth `j` with a non-zero gradient, the window norm is recomputed
+/// from the input and `d out_j / d in_k` spread over the window.
+fn lrn_grad(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
+    let (g, x, y) = (&i[0], &i[1], &i[2]);
+    let r = a.int("depth_radius")?;
+    if !(0..i32::MAX as i64).contains(&r) {
+        return Err(invalid_argument(format!(
+            "depth_radius = {r} larger than int max"
+        )));
+    }
+    if g.rank() != 4 || x.rank() != 4 {
+        return Err(invalid_argument("inputs must be 4-dimensional"));
+    }
+    if x.shape() != g.shape() || y.shape() != g.shape() {
+        return Err(invalid_argument(
+            "input_grads, input_image, and out_image should have the same shape",
+        ));
+    }
+    let (bias, alpha, beta) = (a.float("bias")?, a.float("alpha")?, a.float("beta")?);
+    let ab2 = -2.0 * alpha * beta;
+    let (c, r) = (g.dims()[3], r as usize);
+    let (gv, xv, yv) = (g.f32s()?, x.f32s()?, y.f32s()?);
+    let mut out = try_alloc::<f32>(gv.len())?;
+    for p in (0..gv.len()).step_by(c.max(1)) {
+        let (xs, o) = (&xv[p..p + c], &mut out[p..p + c]);
+        for j in 0..c {
+            let gs = gv[p + j];
+            if gs == 0.0 {
+                continue;
+            }
+            let (lo, hi) = (j.saturating_sub(r), j.saturating_add(r).min(c - 1));
+            let norm = alpha * xs[lo..=hi].iter().map(|&e| e * e).sum::<f32>() + bias;
+            let pow = norm.powf(-beta);
+            let act = ab2 * yv[p + j];
+            for k in lo..=hi {
+                let d = xs[k] * act / norm + if k == j { pow } else { 0.0 };
+                o[k] += d * gs;
+            }
+        }
+    }
+    Ok(crate::ops::one_output(Tensor::from_vec(
+        g.shape().clone(),
         out,
     )?))
 }

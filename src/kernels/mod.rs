@@ -12,6 +12,7 @@ pub mod num;
 pub mod random;
 pub mod reduce;
 pub mod resource;
+pub mod segment;
 pub mod space_batch;
 pub mod tensor_array;
 pub mod tfjs_only;
@@ -55,4 +56,5 @@ pub fn register_all(reg: &mut Registry) {
     math_more::register(reg);
     tfjs_only::register(reg);
     random::register(reg);
+    segment::register(reg);
 }

@@ -63,6 +63,18 @@ impl Num for f32 {
 /// The numeric dtypes with uint8 (image data): for ops that TF.js models apply to images.
 pub const WITH_U8: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::UInt8];
 
+/// The lowest and highest finite values of `dtype` (Eigen's `NumTraits` lowest / highest: the
+/// initial values of max and min scans), as f64s that [`Num::from_f64`] turns into exactly those
+/// values of the widened element type.
+pub fn limits(dtype: DType) -> (f64, f64) {
+    match dtype {
+        DType::Int32 => (i32::MIN as f64, i32::MAX as f64),
+        DType::Int64 => (i64::MIN as f64, i64::MAX as f64),
+        DType::UInt8 => (0.0, 255.0),
+        _ => (f32::MIN as f64, f32::MAX as f64),
+    }
+}
+
 /// Integer tensors as int64 (float32 as is): the generic kernels are instantiated for f32 and i64
 /// only, which keeps them small; [`narrow`] casts results back (wrapping, as the narrower type's
 /// own arithmetic would: sums, products and orderings agree modulo 2^bits).

@@ -277,6 +277,7 @@ op_fixtures!(
     "resize",
     "softmax",
     "sparse",
+    "tfjs_grads",
     "tfjs_only",
     "uint8",
     "unary",

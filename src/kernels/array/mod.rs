@@ -4,6 +4,7 @@
 
 pub mod assemble;
 mod concat;
+mod diag;
 mod dynamic;
 mod extra;
 mod fill;
@@ -38,6 +39,7 @@ pub fn register(reg: &mut Registry) {
     fill::register(reg);
     identity::register(reg);
     gather_nd::register(reg);
+    diag::register(reg);
     dynamic::register(reg);
     extra::register(reg);
     sparse::register(reg);

@@ -9,8 +9,8 @@ use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_with_capacity, DType, Element, Tensor};
 
-const SELU_SCALE: f32 = 1.050_701;
-const SELU_SCALE_ALPHA: f32 = 1.758_099_3;
+pub(crate) const SELU_SCALE: f32 = 1.050_701;
+pub(crate) const SELU_SCALE_ALPHA: f32 = 1.758_099_3;
 
 /// An elementwise activation, as a fused epilogue names it.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,7 +1,7 @@
 //! Rarer image ops of detection and segmentation models, as TF's CPU kernels compute them:
 //! CropAndResize (bilinear / nearest, extrapolation value), MaxPoolWithArgmax and Dilation2D
-//! (grayscale morphological dilation), ImageProjectiveTransformV3 (Keras' random rotation /
-//! translation layers). Plain loops: none is hot.
+//! (grayscale morphological dilation) with its two backprops, ImageProjectiveTransformV3 (Keras'
+//! random rotation / translation layers). Plain loops: none is hot.
 
 use super::window::{dims4, padding_attr, spatial_pair, windowed_output, Padding};
 use crate::kernels::math::cast_tensor;
@@ -49,15 +49,24 @@ pub fn register(reg: &mut Registry) {
                 Some("CONSTANT"),
             ),
     );
-    reg.add(
-        OpBuilder::new("Dilation2D", Simple(dilation2d))
+    for name in [
+        "Dilation2D",
+        "Dilation2DBackpropInput",
+        "Dilation2DBackpropFilter",
+    ] {
+        let mut op = OpBuilder::new(name, Simple(dilation2d))
             .input("input", "T")
-            .input("filter", "T")
-            .type_attr("T", WITH_U8)
-            .ints_attr("strides", None)
-            .ints_attr("rates", None)
-            .enum_attr("padding", &["SAME", "VALID"], None),
-    );
+            .input("filter", "T");
+        if name != "Dilation2D" {
+            op = op.input("out_backprop", "T");
+        }
+        reg.add(
+            op.type_attr("T", WITH_U8)
+                .ints_attr("strides", None)
+                .ints_attr("rates", None)
+                .enum_attr("padding", &["SAME", "VALID"], None),
+        );
+    }
 }
 
 fn crop_and_resize(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
@@ -246,9 +255,23 @@ fn max_pool_argmax(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Ou
     Ok(vec![narrow(values, dtype)?, argmax])
 }
 
-fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
-    let (x, f) = (&i[0], &i[1]);
-    let [n, h, w, c] = dims4("Dilation2D", "input", x.dims())?;
+/// A Dilation2D's checked geometry: NHWC input dims, filter (h, w), output (h, w), padding
+/// (top, left), strides and rates.
+struct Dilation {
+    x: [usize; 4],
+    f: (usize, usize),
+    out: (usize, usize),
+    pad: (usize, usize),
+    s: (usize, usize),
+    r: (usize, usize),
+}
+
+/// TF's ParseAttributes + ParseSizes, shared by Dilation2D and its two backprops.
+fn dilation_args(a: &NodeAttrs, x: &Tensor, f: &Tensor) -> Result<Dilation> {
+    let s = spatial_pair(a, "strides", true)?;
+    let r = spatial_pair(a, "rates", true)?;
+    let p = padding_attr(a, false)?;
+    let x_dims = dims4(a.op(), "input", x.dims())?;
     if f.rank() != 3 {
         return Err(invalid_argument(format!(
             "filter must be 3-dimensional: {}",
@@ -256,69 +279,137 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
         )));
     }
     let (fh, fw, fc) = (f.dims()[0], f.dims()[1], f.dims()[2]);
-    if fc != c {
+    if fc != x_dims[3] {
         return Err(invalid_argument(format!(
-            "input and filter must have the same depth: {c} vs {fc}"
+            "input and filter must have the same depth: {} vs {fc}",
+            x_dims[3]
         )));
     }
-    let s = spatial_pair(a, "strides", false)?;
-    let r = spatial_pair(a, "rates", false)?;
-    let p = padding_attr(a, false)?;
-    let (oh, ow, pt, pl) = geometry((h, w), (fh, fw), s, r, p)?;
-    let shape = Shape::new(vec![n, oh, ow, c])?;
-    fn run<T: Num>(
-        x: &Tensor,
-        f: &Tensor,
-        [n, h, w, c]: [usize; 4],
-        (fh, fw): (usize, usize),
-        (oh, ow, pt, pl): (usize, usize, usize, usize),
-        (s, r): ((usize, usize), (usize, usize)),
-        shape: Shape,
-    ) -> Result<Tensor> {
-        let (v, fv) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
-        let mut out = try_alloc::<T>(n * oh * ow * c)?;
-        let mut o = 0;
-        for b in 0..n {
-            for y in 0..oh {
-                for xo in 0..ow {
-                    for ch in 0..c {
-                        let mut best: Option<T> = None;
-                        for ky in 0..fh {
-                            let iy = (y * s.0 + ky * r.0) as isize - pt as isize;
-                            if iy < 0 || iy as usize >= h {
+    let (oh, ow, pt, pl) = geometry((x_dims[1], x_dims[2]), (fh, fw), s, r, p)?;
+    Ok(Dilation {
+        x: x_dims,
+        f: (fh, fw),
+        out: (oh, ow),
+        pad: (pt, pl),
+        s,
+        r,
+    })
+}
+
+/// TF's dilation scan: for each output element in order, the max of input + filter over the
+/// window's taps inside the image, from `lowest` up, replaced only by a strictly greater value
+/// (so the first of tied taps wins), passed to `visit(output index, max, input index, filter
+/// index)`. With no tap above `lowest`, the indices are TF's defaults: the window's corner clamped
+/// into the image, and the filter's first tap.
+fn dilation_scan<T: Num>(
+    x: &[T],
+    f: &[T],
+    d: &Dilation,
+    lowest: T,
+    mut visit: impl FnMut(usize, T, usize, usize),
+) {
+    let [n, h, w, c] = d.x;
+    let (fh, fw) = d.f;
+    // Tap offsets in i64: `(k - 1) * rate` fits (the geometry checked it), not always a wasm usize.
+    let at = |o: usize, s: usize, p: usize, k: usize, r: usize| {
+        (o as i64) * (s as i64) - p as i64 + (k as i64) * (r as i64)
+    };
+    let mut o = 0;
+    for b in 0..n {
+        for y in 0..d.out.0 {
+            let hb = at(y, d.s.0, d.pad.0, 0, 0);
+            for xo in 0..d.out.1 {
+                let wb = at(xo, d.s.1, d.pad.1, 0, 0);
+                for ch in 0..c {
+                    let mut best = (lowest, hb.max(0) as usize, wb.max(0) as usize, 0);
+                    for ky in 0..fh {
+                        let iy = at(y, d.s.0, d.pad.0, ky, d.r.0);
+                        if iy < 0 || iy as u64 >= h as u64 {
+                            continue;
+                        }
+                        for kx in 0..fw {
+                            let ix = at(xo, d.s.1, d.pad.1, kx, d.r.1);
+                            if ix < 0 || ix as u64 >= w as u64 {
                                 continue;
                             }
-                            for kx in 0..fw {
-                                let ix = (xo * s.1 + kx * r.1) as isize - pl as isize;
-                                if ix < 0 || ix as usize >= w {
-                                    continue;
-                                }
-                                let val = v[((b * h + iy as usize) * w + ix as usize) * c + ch]
-                                    .add(fv[(ky * fw + kx) * c + ch]);
-                                if best.is_none_or(|m| val > m) {
-                                    best = Some(val);
-                                }
+                            let (iy, ix) = (iy as usize, ix as usize);
+                            let val =
+                                x[((b * h + iy) * w + ix) * c + ch].add(f[(ky * fw + kx) * c + ch]);
+                            if val > best.0 {
+                                best = (val, iy, ix, ky * fw + kx);
                             }
                         }
-                        // No tap inside the image: TF's initial value, the lowest finite value.
-                        out[o] = best.unwrap_or_else(|| T::from_f64(f32::MIN as f64));
-                        o += 1;
                     }
+                    visit(
+                        o,
+                        best.0,
+                        ((b * h + best.1) * w + best.2) * c + ch,
+                        best.3 * c + ch,
+                    );
+                    o += 1;
                 }
             }
         }
+    }
+}
+
+/// Dilation2D, Dilation2DBackpropInput and Dilation2DBackpropFilter: one scan; the backprops add
+/// each output gradient at the input pixel / filter tap of its maximum.
+fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
+    let (x, f) = (&i[0], &i[1]);
+    let d = dilation_args(a, x, f)?;
+    let [n, _, _, c] = d.x;
+    let out_shape = Shape::new(vec![n, d.out.0, d.out.1, c])?;
+    let backprop = a.op() != "Dilation2D";
+    if backprop {
+        let g = &i[2];
+        if g.rank() != 4 {
+            return Err(invalid_argument(format!(
+                "out_backprop must be 4-dimensional{}",
+                g.shape()
+            )));
+        }
+        if g.shape() != &out_shape {
+            return Err(invalid_argument("out_backprop has incompatible size."));
+        }
+    }
+    let to_filter = a.op() == "Dilation2DBackpropFilter";
+    let shape = match (backprop, to_filter) {
+        (false, _) => out_shape,
+        (true, false) => x.shape().clone(),
+        (true, true) => f.shape().clone(),
+    };
+    fn run<T: Num>(
+        (x, f, g): (&Tensor, &Tensor, Option<&Tensor>),
+        d: &Dilation,
+        lowest: T,
+        to_filter: bool,
+        shape: Shape,
+    ) -> Result<Tensor> {
+        let (x, f) = (x.as_slice::<T>()?, f.as_slice::<T>()?);
+        let g = g.map(|g| g.as_slice::<T>()).transpose()?;
+        let mut out = try_alloc::<T>(shape.num_elements())?;
+        dilation_scan(x, f, d, lowest, |o, v, xi, fi| match g {
+            None => out[o] = v,
+            Some(g) => {
+                // `get_mut`: TF skips a default index into an empty input or filter.
+                if let Some(dst) = out.get_mut(if to_filter { fi } else { xi }) {
+                    *dst = dst.add(g[o]);
+                }
+            }
+        });
         Tensor::from_vec(shape, out)
     }
     let dtype = x.dtype();
+    let lowest = crate::kernels::num::limits(dtype).0;
     let (x, f) = (&widen(x)?, &widen(f)?);
-    let out = crate::with_num!(x.dtype(), "Dilation2D", T, {
+    let g = i.get(2).map(widen).transpose()?;
+    let out = crate::with_num!(x.dtype(), a.op(), T, {
         run::<T>(
-            x,
-            f,
-            [n, h, w, c],
-            (fh, fw),
-            (oh, ow, pt, pl),
-            (s, r),
+            (x, f, g.as_ref()),
+            &d,
+            T::from_f64(lowest),
+            to_filter,
             shape,
         )
     })?;
@@ -329,9 +420,16 @@ fn dilation2d(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs
 /// fill mode (CONSTANT leaves it, for the fill value to apply).
 fn map_coordinate(mode: &str, c: f32, len: usize) -> f32 {
     let lenf = len as f32;
-    // Eigen's clamp (max, then min): an empty axis gives -1, read as the fill value; f32::clamp
-    // would panic there.
-    let clamp = |v: f32| v.max(0.0).min(lenf - 1.0);
+    // TF's clamp, std::max(v, 0) then std::min(.., len - 1): an empty axis gives -1, read as the
+    // fill value (f32::clamp would panic there), and a NaN stays NaN (f32::max would make it 0).
+    let clamp = |v: f32| {
+        let v = if v < 0.0 { 0.0 } else { v };
+        if lenf - 1.0 < v {
+            lenf - 1.0
+        } else {
+            v
+        }
+    };
     match mode {
         "REFLECT" => {
             let mut v = c;
@@ -452,7 +550,9 @@ fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) 
                     out[o] = if outside {
                         fv
                     } else if !bilinear {
-                        read(k, sy.round() as i64, sx.round() as i64, ch)
+                        // A NaN coordinate is outside, as C++'s int64 cast of NaN (Rust's is 0).
+                        let at = |v: f32| if v.is_nan() { -1 } else { v.round() as i64 };
+                        read(k, at(sy), at(sx), ch)
                     } else {
                         let (y0, x0) = (sy.floor(), sx.floor());
                         let (y1, x1) = (y0 + 1.0, x0 + 1.0);
@@ -476,6 +576,33 @@ fn projective_transform(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) 
 #[cfg(test)]
 mod tests {
     use crate::{AttrValue, EagerContext, Tensor};
+
+    /// A rate whose tap offsets overflow a 32-bit usize (TF's int32 attrs cannot say it; this
+    /// runtime takes i64): SAME padding centres the window, only the middle tap is inside, and no
+    /// offset wraps into the image.
+    #[test]
+    fn dilation_with_a_huge_rate_reads_only_real_taps() {
+        let mut ctx = EagerContext::default();
+        let x = Tensor::from_slice(&[1, 1, 2, 1], &[1f32, 2.]).unwrap();
+        let f = Tensor::from_slice(&[3, 1, 1], &[0f32, 5., 7.]).unwrap();
+        let g = Tensor::from_slice(&[1, 1, 2, 1], &[1f32, 1.]).unwrap();
+        let ints = |v: &[i64]| AttrValue::ListInt(v.to_vec());
+        let attrs = || {
+            vec![
+                ("strides", ints(&[1, 1, 1, 1])),
+                ("rates", ints(&[1, 1 << 31, 1, 1])),
+                ("padding", AttrValue::Str(b"SAME".to_vec())),
+            ]
+        };
+        let out = ctx
+            .execute("Dilation2D", &[x.clone(), f.clone()], attrs())
+            .unwrap();
+        assert_eq!(out[0].f32s().unwrap(), &[6., 7.]);
+        let bp = ctx
+            .execute("Dilation2DBackpropFilter", &[x, f, g], attrs())
+            .unwrap();
+        assert_eq!(bp[0].f32s().unwrap(), &[0., 2., 0.]);
+    }
 
     /// An image with an empty width: every output pixel is the fill value, no clamp panic.
     #[test]

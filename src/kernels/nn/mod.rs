@@ -2,6 +2,7 @@
 //! pooling, batch norm and bias, bilinear resize, activations, and the converter's fused forms.
 
 pub mod activation;
+pub mod activation_grad;
 pub mod batchnorm;
 pub mod conv;
 pub mod conv_grad;
@@ -18,6 +19,7 @@ pub mod nms;
 pub mod pool;
 pub mod pool_grad;
 pub mod resize;
+pub mod resize_grad;
 pub mod resize_nearest;
 pub mod simd;
 pub mod volume;
@@ -27,6 +29,7 @@ use crate::ops::Registry;
 
 pub fn register(reg: &mut Registry) {
     activation::register(reg);
+    activation_grad::register(reg);
     batchnorm::register(reg);
     conv::register(reg);
     conv_grad::register(reg);
@@ -40,6 +43,7 @@ pub fn register(reg: &mut Registry) {
     pool::register(reg);
     pool_grad::register(reg);
     resize::register(reg);
+    resize_grad::register(reg);
     resize_nearest::register(reg);
     volume::register(reg);
 }

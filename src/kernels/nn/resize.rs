@@ -21,10 +21,10 @@ pub fn register(reg: &mut Registry) {
 
 /// Source position of one output coordinate: neighbours and the weight of the upper one.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Lerp {
-    lower: usize,
-    upper: usize,
-    frac: f32,
+pub(super) struct Lerp {
+    pub lower: usize,
+    pub upper: usize,
+    pub frac: f32,
 }
 
 /// TF's `CalculateResizeScale`.
@@ -38,7 +38,12 @@ pub(super) fn resize_scale(input: usize, output: usize, align_corners: bool) -> 
 
 /// TF's `compute_interpolation_weights` with the half-pixel or legacy scaler; ResourceExhausted
 /// rather than an abort when `output` entries cannot be allocated.
-fn weights(input: usize, output: usize, scale: f32, half_pixel: bool) -> Result<Vec<Lerp>> {
+pub(super) fn weights(
+    input: usize,
+    output: usize,
+    scale: f32,
+    half_pixel: bool,
+) -> Result<Vec<Lerp>> {
     let last = input.saturating_sub(1) as i64;
     let mut v = Vec::new();
     if output.saturating_mul(std::mem::size_of::<Lerp>()) > MAX_TENSOR_BYTES

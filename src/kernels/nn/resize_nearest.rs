@@ -21,7 +21,7 @@ pub fn register(reg: &mut Registry) {
 }
 
 /// Source index of every output coordinate along one axis.
-fn sources(input: usize, output: usize, align: bool, half: bool) -> Result<Vec<usize>> {
+pub(super) fn sources(input: usize, output: usize, align: bool, half: bool) -> Result<Vec<usize>> {
     let scale = resize_scale(input, output, align);
     let mut v = Vec::new();
     v.try_reserve_exact(output).map_err(|_| {
