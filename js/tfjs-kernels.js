@@ -217,8 +217,18 @@ function padAttrs(pad, info, roundingMode) {
   const { top, left } = info.padInfo;
   const bottom = (info.outHeight - 1) * info.strideHeight + info.effectiveFilterHeight - info.inHeight - top;
   const right = (info.outWidth - 1) * info.strideWidth + info.effectiveFilterWidth - info.inWidth - left;
-  if (bottom < 0 || right < 0 || top < 0 || left < 0) throw unimplemented(`padding ${JSON.stringify(pad)} with rounding '${roundingMode}'`);
+  if (top < 0 || left < 0) throw unimplemented(`padding ${JSON.stringify(pad)} with rounding '${roundingMode}'`);
+  // A negative bottom or right: TF.js's rounding drops input rows or columns (only pooling crops).
   return { padding: 'EXPLICIT', explicit_paddings: [0, 0, top, bottom, left, right, 0, 0] };
+}
+
+/** TF's padding attrs for a convolution: padAttrs' without cropping. */
+function convPadAttrs(pad, info, roundingMode) {
+  const p = padAttrs(pad, info, roundingMode);
+  if (p.padding === 'EXPLICIT' && p.explicit_paddings.some((v) => v < 0)) {
+    throw unimplemented(`convolution padding ${JSON.stringify(pad)} with rounding '${roundingMode}'`);
+  }
+  return p;
 }
 
 /** Runs `f(x)` on NHWC data when `dataFormat` is NCHW: transposes in and out. */
@@ -246,7 +256,7 @@ function conv2d(backend, inputs, attrs, depthwise, f = null) {
     return backend.runRaw(op, [xt, backend.tensorOf(filter), ...(f?.args ?? [])], {
       strides: [1, strides[0], strides[1], 1],
       dilations: [1, dilations[0], dilations[1], 1],
-      ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+      ...convPadAttrs(attrs.pad, info, attrs.dimRoundingMode),
       ...f?.attrs,
     })[0];
   });
@@ -271,7 +281,7 @@ def('Conv2DBackpropInput', ({ inputs: { dy, filter }, attrs, backend }) => {
     inNhwc(backend, dy, attrs.dataFormat, (dyt) =>
       backend.runRaw('Conv2DBackpropInput', [backend.constInt(inShape), backend.tensorOf(filter), dyt], {
         strides: [1, strides[0], strides[1], 1],
-        ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+        ...convPadAttrs(attrs.pad, info, attrs.dimRoundingMode),
       })[0],
     ),
   );
@@ -287,7 +297,7 @@ def('Conv2DBackpropFilter', ({ inputs: { x, dy }, attrs, backend }) => {
   const info = backend_util.computeConv2DInfo(xt.shape, attrs.filterShape, strides, 1, attrs.pad, attrs.dimRoundingMode);
   return backend.run1('Conv2DBackpropFilter', [xt, backend.constInt(attrs.filterShape), dyt], {
     strides: [1, strides[0], strides[1], 1],
-    ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+    ...convPadAttrs(attrs.pad, info, attrs.dimRoundingMode),
   });
 });
 
@@ -308,7 +318,7 @@ for (const [name, sizes] of [
     return backend.run1(name, args, {
       strides: [1, strides[0], strides[1], 1],
       dilations: [1, dilations[0], dilations[1], 1],
-      ...padAttrs(attrs.pad, info, attrs.dimRoundingMode),
+      ...convPadAttrs(attrs.pad, info, attrs.dimRoundingMode),
     });
   });
 }
@@ -357,16 +367,24 @@ function poolPadding(attrs, info, op) {
  */
 function paddedPool(backend, op, x, ksize, strides, explicit) {
   const [, t, b, l, r] = explicit.slice(1);
-  const pads = backend.context.tensor(new Int32Array([0, 0, t, b, l, r, 0, 0]), [4, 2], 'int32');
+  const pads = backend.context.tensor(new Int32Array([0, 0, t, Math.max(b, 0), l, Math.max(r, 0), 0, 0]), [4, 2], 'int32');
   backend.scratch.push(pads);
   const own = (name, args, attrs) => {
     const [y] = backend.runRaw(name, args, attrs);
     backend.scratch.push(y);
     return y;
   };
+  // Rows or columns past the last window (a negative pad) are cropped first.
+  if (b < 0 || r < 0) {
+    const [n, h, w, c] = x.shape;
+    const hw = [h + Math.min(b, 0), w + Math.min(r, 0)];
+    const cropped = own('Slice', [backend.tensorOf(x), backend.constInt([0, 0, 0, 0]), backend.constInt([n, hw[0], hw[1], c])]);
+    x = { dataId: null, shape: [n, hw[0], hw[1], c], dtype: x.dtype, t: cropped };
+  }
+  const xt = x.t ?? backend.tensorOf(x);
   const valid = { ksize, strides, padding: 'VALID' };
-  if (op === 'MaxPool') return backend.run1('MaxPool', [own('PadV2', [backend.tensorOf(x), pads, backend.scalar(-Infinity)])], valid);
-  const sum = own('AvgPool', [own('PadV2', [backend.tensorOf(x), pads, backend.scalar(0)])], valid);
+  if (op === 'MaxPool') return backend.run1('MaxPool', [own('PadV2', [xt, pads, backend.scalar(-Infinity)])], valid);
+  const sum = own('AvgPool', [own('PadV2', [xt, pads, backend.scalar(0)])], valid);
   const ones = backend.context.tensor(new Float32Array(x.shape[1] * x.shape[2]).fill(1), [1, x.shape[1], x.shape[2], 1], 'float32');
   backend.scratch.push(ones);
   const count = own('AvgPool', [own('PadV2', [ones, pads, backend.scalar(0)])], valid);
@@ -632,7 +650,13 @@ def('Unique', ({ inputs: { x }, attrs, backend }) =>
   backend.run('UniqueV2', [x, backend.constInt([attrs.axis ?? 0])], { out_idx: 'int32' }),
 );
 def('Einsum', ({ inputs, attrs, backend }) => backend.run1('Einsum', inputs, { equation: attrs.equation }));
-def('Diag', ({ inputs: { x }, backend }) => backend.run1('Diag', [x]));
+// TF's Diag has no bool: TF.js's runs on 0/1 int32 and casts back.
+def('Diag', ({ inputs: { x }, backend }) => {
+  if (x.dtype !== 'bool') return backend.run1('Diag', [x]);
+  const [d] = backend.runRaw('Diag', [backend.cast(x, 'int32')]);
+  backend.scratch.push(d);
+  return backend.run1('Cast', [d], { DstT: 'bool' });
+});
 def('MatrixBandPart', ({ inputs: { input, numLower, numUpper }, backend }) =>
   backend.run1('MatrixBandPart', [input, numLower, numUpper]),
 );
@@ -715,4 +739,68 @@ def('RaggedTensorToTensor', ({ inputs: { shape, values, defaultValue, rowPartiti
   backend.run1('RaggedTensorToTensor', [shape, values, defaultValue, ...rowPartitionTensors], {
     row_partition_types: attrs.rowPartitionTypes,
   }),
+);
+
+// ---- browser ----------------------------------------------------------------------------------
+
+// tf.browser.draw: the image as RGBA bytes on the canvas's 2-D context (float32 in [0, 1], int32
+// in [0, 255]; one channel is grey, three get the option's alpha). Returns another reference to
+// the image, as TF.js's backends do.
+def('Draw', ({ inputs: { image }, attrs, backend }) => {
+  const { canvas, options } = attrs;
+  const [height, width] = image.shape;
+  const depth = image.shape.length === 2 ? 1 : image.shape[2];
+  const data = backend.readSync(image.dataId);
+  const scale = image.dtype === 'float32' ? 255 : 1;
+  const alpha = options?.imageOptions?.alpha ?? 1;
+  const bytes = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    const p = i * 4;
+    bytes[p + 3] = 255 * alpha;
+    for (let d = 0; d < depth; d++) {
+      const v = data[i * depth + d];
+      const max = image.dtype === 'float32' ? 1 : 255;
+      if (!(v >= 0 && v <= max)) {
+        throw new EagerError('InvalidArgument', `Tensor values for a ${image.dtype} Tensor must be in the range [0 - ${max}] but encountered ${v}.`);
+      }
+      if (depth === 1) bytes[p] = bytes[p + 1] = bytes[p + 2] = v * scale;
+      else bytes[p + d] = v * scale;
+    }
+  }
+  canvas.width = width;
+  canvas.height = height;
+  const ctx = canvas.getContext(options?.contextOptions?.contextType ?? '2d', options?.contextOptions?.contextAttributes);
+  ctx.putImageData(new ImageData(bytes, width, height), 0, 0);
+  backend.incRef(image.dataId);
+  return { dataId: image.dataId, shape: image.shape, dtype: image.dtype };
+});
+
+// ---- complex64 and strings ----------------------------------------------------------------------
+
+def('Complex', ({ inputs: { real, imag }, backend }) => backend.run1('Complex', [real, imag], { Tout: 'complex64' }));
+for (const name of ['Real', 'Imag', 'ComplexAbs']) {
+  def(name, ({ inputs, backend }) => backend.run1(name, [inputs.input ?? inputs.x], { Tout: 'float32' }));
+}
+for (const name of ['FFT', 'IFFT']) {
+  def(name, ({ inputs: { input }, backend }) => backend.run1(name, [input]));
+}
+
+def('StringSplit', ({ inputs: { input, delimiter }, attrs, backend }) =>
+  backend.run('StringSplit', [input, delimiter], { skip_empty: attrs.skipEmpty !== false }),
+);
+def('StringNGrams', ({ inputs: { data, dataSplits }, attrs, backend }) =>
+  backend.run('StringNGrams', [data, dataSplits], {
+    separator: attrs.separator,
+    ngram_widths: attrs.nGramWidths,
+    left_pad: attrs.leftPad,
+    right_pad: attrs.rightPad,
+    pad_width: attrs.padWidth,
+    preserve_short_sequences: !!attrs.preserveShortSequences,
+  }),
+);
+def('StringToHashBucketFast', ({ inputs: { input }, attrs, backend }) =>
+  backend.run1('StringToHashBucketFast', [input], { num_buckets: attrs.numBuckets }),
+);
+def('StaticRegexReplace', ({ inputs: { x }, attrs, backend }) =>
+  backend.run1('StaticRegexReplace', [x], { pattern: attrs.pattern, rewrite: attrs.rewrite, replace_global: attrs.replaceGlobal !== false }),
 );
