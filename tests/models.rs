@@ -361,7 +361,7 @@ fn malformed_models_fail_cleanly_and_leak_nothing() {
         ),
         (
             "unknown weight dtype",
-            with(&|d| d["weightsManifest"][0]["weights"][0]["dtype"] = "complex64".into()),
+            with(&|d| d["weightsManifest"][0]["weights"][0]["dtype"] = "string".into()),
             f.weights.clone(),
             Code::InvalidArgument,
         ),

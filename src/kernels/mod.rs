@@ -3,6 +3,7 @@
 
 pub mod array;
 pub mod broadcast;
+pub mod complex;
 pub mod list;
 pub mod math;
 pub mod math_extra;
@@ -13,6 +14,7 @@ pub mod random;
 pub mod reduce;
 pub mod resource;
 pub mod space_batch;
+pub mod spectral;
 pub mod tensor_array;
 pub mod tfjs_only;
 pub mod vmath;
@@ -55,4 +57,6 @@ pub fn register_all(reg: &mut Registry) {
     math_more::register(reg);
     tfjs_only::register(reg);
     random::register(reg);
+    complex::register(reg);
+    spectral::register(reg);
 }
