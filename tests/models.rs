@@ -71,6 +71,7 @@ model_tests! {
     misc_ops_match_tf: "misc_ops",
     bert_tiny_matches_tf: "bert_tiny",
     ragged_ops_match_tf: "ragged_ops",
+    complex_fft_matches_tf: "complex_fft",
     frozen_no_inputs_matches_tf: "frozen_no_inputs",
     zoo_blazeface_matches_tf: "zoo_blazeface",
     zoo_landmarks_matches_tf: "zoo_landmarks",

@@ -747,6 +747,20 @@ mod tests {
         assert_eq!(f.f32s().unwrap(), &[0.1f64 as f32, -2.5]);
         let g = t(r#"{"tensor":{"dtype":"DT_DOUBLE","doubleVal":[0.1]}}"#);
         assert_eq!((g.dims(), g.f32s().unwrap()), (&[][..], &[0.1f32][..]));
+        // complex64: interleaved (re, im) float32s in tensorContent, pairs in scomplexVal (one
+        // pair broadcasts); an odd count is refused.
+        let z = t(
+            r#"{"tensor":{"dtype":"DT_COMPLEX64","tensorShape":{"dim":[{"size":"2"}]},"tensorContent":"AADAPwAAAMAAAAAAAABAQA=="}}"#,
+        );
+        assert_eq!(
+            z.as_slice::<C64>().unwrap(),
+            &[C64::new(1.5, -2.0), C64::new(0.0, 3.0)]
+        );
+        let z = t(
+            r#"{"tensor":{"dtype":"DT_COMPLEX64","tensorShape":{"dim":[{"size":"3"}]},"scomplexVal":[1,-1]}}"#,
+        );
+        assert_eq!(z.as_slice::<C64>().unwrap(), &[C64::new(1.0, -1.0); 3]);
+        assert!(from_text(r#"{"tensor":{"dtype":"DT_COMPLEX64","scomplexVal":[1]}}"#).is_err());
         // `type` comes before `tensor`.
         assert_eq!(
             ok(r#"{"tensor":{"dtype":"DT_INT32"},"type":"DT_FLOAT"}"#),
