@@ -305,8 +305,9 @@ export function tensorValues(values, shape, dtype) {
     );
   }
   const typed = toTyped(flat, kind, dtype);
-  if (dtype === 'complex64') inferred = complexDims(inferred, typed.length);
-  const dims = shape === undefined || shape === null ? inferred : dimsOf(shape, 'shape');
+  let dims;
+  if (shape !== undefined && shape !== null) dims = dimsOf(shape, 'shape');
+  else dims = dtype === 'complex64' ? complexDims(inferred, typed.length) : inferred;
   return { typed, dims, dtype };
 }
 

@@ -1313,6 +1313,7 @@ def gen_complex():
     # |y|^2 would overflow or underflow in float32.
     case("div_c64_wide_range", "Div", {"x": c([1 + 1j, 1e30 + 0j, 3 - 4j], CX),
                                         "y": c([1e-30 + 1e-30j, 1e30 + 1e30j, 1e30 + 0j], CX)})
+    case("addn_c64", "AddN", {"inputs": [a, a, _cx(2, 3)]})
     case("neg_c64", "Neg", {"x": a})
     case("square_c64", "Square", {"x": a})
     case("sum_c64", "Sum", {"input": _cx(2, 3, 4), "axis": c([-1, 0])})

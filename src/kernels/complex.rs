@@ -93,9 +93,11 @@ pub(crate) fn div(a: C64, b: C64) -> C64 {
     C64::new(x as f32, y as f32)
 }
 
-/// |a| without overflow or underflow (TF's `std::abs`, a hypot).
+/// |a| (TF's `std::abs`, a hypot): in f64, where no float32's square overflows or underflows
+/// (and `sqrt` is one instruction, not libm's hypot).
 fn abs(a: C64) -> f32 {
-    f64::from(a.re).hypot(f64::from(a.im)) as f32
+    let (re, im) = (f64::from(a.re), f64::from(a.im));
+    (re * re + im * im).sqrt() as f32
 }
 
 // ---------------------------------------------------------------------------------------------

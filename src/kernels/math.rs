@@ -23,7 +23,8 @@ const VALUES: &[DType] = &[
     DType::Complex64,
 ];
 
-/// The arithmetic TF's CPU kernels also register for complex64 (Add, Sub, Mul, Div, Neg, Square).
+/// The arithmetic TF's CPU kernels also register for complex64 (Add, Sub, Mul, Div, Neg, Square,
+/// AddN).
 const NUMERIC_COMPLEX: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::Complex64];
 
 /// RealDiv's types: the float ones.
@@ -104,7 +105,7 @@ pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("AddN", Simple(add_n))
             .inputs_n("inputs", "N", "T")
-            .type_attr("T", NUMERIC),
+            .type_attr("T", NUMERIC_COMPLEX),
     );
     let unary: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 18] = [
         ("Rsqrt", rsqrt, FLOAT),
@@ -599,6 +600,7 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
         DType::Float32 => sum(inputs, |a: f32, b| a + b)?,
         DType::Int32 => sum(inputs, |a: i32, b| a.wrapping_add(b))?,
         DType::Int64 => sum(inputs, |a: i64, b| a.wrapping_add(b))?,
+        DType::Complex64 => sum(inputs, complex::add)?,
         d => return Err(unsupported(d)),
     }))
 }
