@@ -141,13 +141,16 @@ export class EagerContext {
    * the typed array as in TF.js (Float32/64Array -> float32, the integer arrays -> int32,
    * BigInt64Array -> int64), from the values (numbers -> float32, booleans -> bool, bigints ->
    * int64), or the 3rd argument. Values are converted exactly or refused (InvalidArgument).
+   * 'complex64' takes (real, imaginary) pairs interleaved, as dataSync() and arraySync() give
+   * them: `shape` is the logical shape (half the values' count).
    */
   tensor(values, shape, dtype) {
     const t = tensorValues(values, shape, dtype);
     const dims = t.dims;
     const v = ioFor(dims.length);
     for (let i = 0; i < dims.length; i++) v[i] = dims[i];
-    const handle = callWasm(() => this._w.tensor(t.typed, dims.length), STACK_OP);
+    const complex = t.dtype === 'complex64';
+    const handle = callWasm(() => this._w.tensor(t.typed, dims.length, complex), STACK_OP);
     return new Tensor(this, handle, t.dtype, dims);
   }
 

@@ -21,8 +21,11 @@ export class EagerError extends Error {
   readonly code: StatusCode;
 }
 
-/** 'uint8' only when asked for (from a Uint8Array or Uint8ClampedArray); integer typed arrays alone make int32, as in TF.js. */
-export type DType = 'float32' | 'int32' | 'int64' | 'bool' | 'uint8';
+/**
+ * 'uint8' only when asked for (from a Uint8Array or Uint8ClampedArray); integer typed arrays alone make int32, as in TF.js.
+ * 'complex64' only when asked for: (real, imaginary) float pairs, interleaved.
+ */
+export type DType = 'float32' | 'int32' | 'int64' | 'bool' | 'uint8' | 'complex64';
 /** dtype of a tensor: a variable handle made by VarHandleOp has dtype 'resource'. */
 export type TensorDType = DType | 'resource';
 /** Every dtype a Tensor can have (TF.js's name for it). */
@@ -52,6 +55,8 @@ export type DataTypeMap = {
   int64: BigInt64Array;
   bool: Uint8Array;
   uint8: Uint8Array;
+  /** 2 * size floats: real and imaginary parts interleaved (as TF.js). */
+  complex64: Float32Array;
   resource: never;
 };
 
@@ -62,6 +67,8 @@ export type ElementTypeMap = {
   int64: bigint;
   bool: boolean;
   uint8: number;
+  /** Innermost rows hold (real, imaginary) pairs, interleaved (as TF.js); a scalar gives its real part. */
+  complex64: number;
   resource: never;
 };
 /** Values of type T nested to any depth (a scalar is depth 0). */
@@ -601,22 +608,24 @@ export type DTypeOf<V> = V extends Tensor<infer D>
         ? 'int32'
         : 'float32';
 /**
- * The dtype two operands meet in (TF.js's upcasting: bool < uint8 < int32 < int64 < float32). A JS
- * value has its own dtype (a number is float32, so int32 + 1 is float32, as in TF.js).
+ * The dtype two operands meet in (TF.js's upcasting: bool < uint8 < int32 < int64 < float32 <
+ * complex64). A JS value has its own dtype (a number is float32, so int32 + 1 is float32, as in TF.js).
  */
 export type Widen<A extends DataType, B extends DataType> = [DataType] extends [A]
   ? DataType
   : [DataType] extends [B]
     ? DataType
-    : 'float32' extends A | B
-      ? 'float32'
-      : 'int64' extends A | B
-        ? 'int64'
-        : 'int32' extends A | B
-          ? 'int32'
-          : 'uint8' extends A | B
-            ? 'uint8'
-            : A;
+    : 'complex64' extends A | B
+      ? 'complex64'
+      : 'float32' extends A | B
+        ? 'float32'
+        : 'int64' extends A | B
+          ? 'int64'
+          : 'int32' extends A | B
+            ? 'int32'
+            : 'uint8' extends A | B
+              ? 'uint8'
+              : A;
 /** bool as int32 (TF.js's sum, prod, cumsum, maximum and minimum of bools). */
 export type BoolAsInt<D extends DataType> = D extends 'bool' ? 'int32' : D;
 type Binary = <A extends TensorOrLike, B extends TensorOrLike>(a: A, b: B) => Tensor<Widen<DTypeOf<A>, DTypeOf<B>>>;
@@ -817,6 +826,8 @@ export class EagerContext {
    * booleans -> bool, bigints -> int64) unless `dtype` is given; shape inferred from nesting (rows
    * may be typed arrays) unless given. Every value is converted exactly or the call throws
    * EagerError('InvalidArgument'): strings, mixed types, out-of-range integers, ragged rows.
+   * 'complex64' takes (real, imaginary) pairs interleaved, as `dataSync()`/`arraySync()` give
+   * them; `shape` is then the logical shape (half the number of values).
    */
   tensor<T extends DType>(values: TensorLike, shape: number[] | null | undefined, dtype: T): Tensor<T>;
   tensor(values: Float32Like, shape?: number[] | null): Tensor<'float32'>;

@@ -99,7 +99,8 @@ export class GraphModel {
         }
         const dims = info.shape.map((d) => (d < 0 ? 1 : d));
         const n = dims.reduce((a, b) => a * b, 1);
-        feeds[info.name] = this.context.tensor(new (ZEROS[info.dtype] ?? Float32Array)(n), dims, info.dtype);
+        const values = new (ZEROS[info.dtype] ?? Float32Array)(info.dtype === 'complex64' ? 2 * n : n);
+        feeds[info.name] = this.context.tensor(values, dims, info.dtype);
       }
       const out = this.predict(feeds);
       for (const t of handleOf(out) !== undefined ? [out] : Object.values(out)) t.dispose();

@@ -104,7 +104,7 @@ const ARITHMETIC = 'AddV2 Sub Mul RealDiv FloorDiv FloorMod Maximum Minimum Pow 
 const COMPARISON = 'Equal NotEqual Greater GreaterEqual Less LessEqual';
 const RENAMED = { addV2: 'add', realDiv: 'div', floorMod: 'mod', isNan: 'isNaN' };
 /** The order mixed operands widen in (TF.js's upcasting, plus uint8 and int64). */
-const WIDTH = { bool: 0, uint8: 1, int32: 2, int64: 3, float32: 4 };
+const WIDTH = { bool: 0, uint8: 1, int32: 2, int64: 3, float32: 4, complex64: 5 };
 const INTEGER = new Set(['uint8', 'int32', 'int64']);
 
 /** Helpers that are not Tensor methods: they do not take the tensor they work on first (or TF.js has no such method). */

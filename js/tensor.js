@@ -5,7 +5,7 @@ import { tensorData, tensorDispose, tensorIsLive, tensorReadInto } from './eager
 import { EagerError, STACK_OP, callWasm } from './errors.js';
 import { MAX_RANK, describe, dimsOf, freshView, invalid, messageOf, typedArrayKind } from './snapshot.js';
 
-export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8'];
+export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8', 'complex64'];
 
 
 // Backup release for tensors that are garbage-collected without dispose(). Stale handles (already
@@ -96,7 +96,11 @@ export class Tensor {
     return !callWasm(() => tensorIsLive(h), STACK_OP);
   }
 
-  /** A copy of the values: Float32Array, Int32Array, BigInt64Array (int64) or Uint8Array (bool). */
+  /**
+   * A copy of the values: Float32Array, Int32Array, BigInt64Array (int64), Uint8Array (bool,
+   * uint8), or for complex64 a Float32Array of 2 * size floats, real and imaginary parts
+   * interleaved (as TF.js).
+   */
   dataSync() {
     const h = this.#handle;
     return callWasm(() => tensorData(h), STACK_OP);
@@ -124,10 +128,20 @@ export class Tensor {
     return target;
   }
 
-  /** The values as nested arrays (numbers, bigints for int64, booleans for bool). */
+  /**
+   * The values as nested arrays (numbers, bigints for int64, booleans for bool). complex64 as
+   * TF.js gives it: the innermost rows hold interleaved (real, imaginary) pairs, twice as long as
+   * the last dim; a scalar gives its real part.
+   */
   arraySync() {
     const d = this.dataSync();
     const flat = this.dtype === 'bool' ? Array.from(d, (x) => x !== 0) : Array.from(d);
+    if (this.dtype === 'complex64') {
+      if (this.shape.length === 0) return flat[0];
+      const shape = this.shape.slice();
+      shape[shape.length - 1] *= 2;
+      return nest(flat, shape, 0, 0)[0];
+    }
     return nest(flat, this.shape, 0, 0)[0];
   }
 
@@ -152,7 +166,13 @@ export class Tensor {
       : 'Tensor\n';
     if (this.isDisposed) return `${head}    (disposed)`;
     if (this.dtype === 'resource') return `${head}    (a resource handle)`;
-    return head + formatValues(this.dataSync(), this.dtype, this.shape, '    ');
+    let data = this.dataSync();
+    if (this.dtype === 'complex64') {
+      // One cell per element, as TF.js prints it: `re + imj`.
+      const pairs = data;
+      data = Array.from({ length: pairs.length / 2 }, (_, i) => `${formatValue(pairs[2 * i], 'float32')} + ${formatValue(pairs[2 * i + 1], 'float32')}j`);
+    }
+    return head + formatValues(data, this.dtype, this.shape, '    ');
   }
 
   /** Logs `toString(verbose)` to the console. */
@@ -172,6 +192,7 @@ const FORMAT_EDGE = 3;
 
 function formatValue(v, dtype) {
   if (dtype === 'bool') return v ? 'true' : 'false';
+  if (dtype === 'complex64') return v; // already rendered
   // TF.js's rendering: 7 decimals at most, trailing zeros dropped.
   if (dtype === 'float32') return Number.isFinite(v) ? String(parseFloat(v.toFixed(7))) : String(v);
   return String(v);
@@ -216,7 +237,7 @@ function formatValues(data, dtype, shape, indent) {
 }
 
 /** The typed array kind readInto() copies each dtype into. */
-const READ_INTO = { float32: 'Float32Array', int32: 'Int32Array', int64: 'BigInt64Array', bool: 'Uint8Array' };
+const READ_INTO = { float32: 'Float32Array', int32: 'Int32Array', int64: 'BigInt64Array', bool: 'Uint8Array', complex64: 'Float32Array' };
 
 function nest(flat, shape, dim, offset) {
   if (dim === shape.length) return [flat[offset], offset + 1];
@@ -236,6 +257,8 @@ const TYPED = {
   bool: Uint8Array,
   // uint8 crosses into wasm as a Uint8ClampedArray (a Uint8Array there means bool).
   uint8: Uint8ClampedArray,
+  // Interleaved (real, imaginary) pairs; the runtime is told the dtype (a Float32Array alone is float32).
+  complex64: Float32Array,
 };
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 
@@ -282,8 +305,26 @@ export function tensorValues(values, shape, dtype) {
     );
   }
   const typed = toTyped(flat, kind, dtype);
-  const dims = shape === undefined || shape === null ? inferred : dimsOf(shape, 'shape');
+  let dims;
+  if (shape !== undefined && shape !== null) dims = dimsOf(shape, 'shape');
+  else dims = dtype === 'complex64' ? complexDims(inferred, typed.length) : inferred;
   return { typed, dims, dtype };
+}
+
+/**
+ * The logical shape of complex64 values laid out as `arraySync()` gives them: the innermost rows
+ * hold (real, imaginary) pairs, so the last dim is half their length. A lone number cannot be a
+ * complex value.
+ */
+function complexDims(inferred, length) {
+  if (inferred.length === 0 || inferred[inferred.length - 1] % 2 !== 0) {
+    throw invalid(
+      `complex64 values are (real, imaginary) pairs, interleaved: ${length} value${length === 1 ? '' : 's'} cannot be read as pairs`,
+    );
+  }
+  const dims = inferred.slice();
+  dims[dims.length - 1] /= 2;
+  return dims;
 }
 
 /** Array.isArray, false for a revoked Proxy (which makes it throw). */
@@ -360,6 +401,9 @@ function cannot(dtype, i, x, why) {
  * truth, for bool. A string, null, an object or another type than the first element's is refused.
  */
 const ELEMENT = {
+  complex64(x, i) {
+    return ELEMENT.float32(x, i);
+  },
   float32(x, i) {
     if (typeof x === 'number') return x;
     if (typeof x === 'bigint' && x >= -(2n ** 53n) && x <= 2n ** 53n) return Number(x);

@@ -71,6 +71,7 @@ model_tests! {
     misc_ops_match_tf: "misc_ops",
     bert_tiny_matches_tf: "bert_tiny",
     ragged_ops_match_tf: "ragged_ops",
+    complex_fft_matches_tf: "complex_fft",
     frozen_no_inputs_matches_tf: "frozen_no_inputs",
     zoo_blazeface_matches_tf: "zoo_blazeface",
     zoo_landmarks_matches_tf: "zoo_landmarks",
@@ -361,7 +362,7 @@ fn malformed_models_fail_cleanly_and_leak_nothing() {
         ),
         (
             "unknown weight dtype",
-            with(&|d| d["weightsManifest"][0]["weights"][0]["dtype"] = "complex64".into()),
+            with(&|d| d["weightsManifest"][0]["weights"][0]["dtype"] = "string".into()),
             f.weights.clone(),
             Code::InvalidArgument,
         ),

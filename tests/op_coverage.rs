@@ -51,16 +51,6 @@ const NOT_REGISTERED: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
-        "spectral",
-        "complex numbers and FFT: their own issue",
-        &["FFT", "IFFT", "IRFFT", "RFFT"],
-    ),
-    (
-        "basic_math",
-        "complex numbers: their own issue",
-        &["Complex", "ComplexAbs", "Imag", "Real"],
-    ),
-    (
         "tfdf",
         "TensorFlow Decision Forests inference: a separate runtime",
         &[

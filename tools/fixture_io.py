@@ -1,7 +1,8 @@
 """Shared JSON writing for the fixture generators.
 
 Tensors are written as {"dtype", "shape", "data"} with `data` flat in row-major
-order.  float32 values are written with the shortest decimal that round-trips
+order; a complex64 tensor's `data` holds (real, imaginary) float pairs, interleaved (2 numbers
+per element; `shape` is the logical shape).  float32 values are written with the shortest decimal that round-trips
 to the same float32 (numpy's str of an np.float32), so parsing the number as
 f32 (or as f64 then casting to f32) gives back the exact value.  Non-finite
 values are refused (JSON has no NaN/Infinity).
@@ -17,6 +18,7 @@ DTYPE_NAMES = {
     np.dtype(np.int64): "int64",
     np.dtype(np.bool_): "bool",
     np.dtype(np.uint8): "uint8",
+    np.dtype(np.complex64): "complex64",
 }
 
 
@@ -40,6 +42,9 @@ def _fmt(arr):
                 raise ValueError("non-finite float in fixture")
             return ",".join(_float(v) for v in flat)
         return ",".join(str(v) for v in flat)
+    if dt == np.complex64:
+        # Interleaved (re, im): numpy's complex64 memory viewed as float32.
+        return _fmt(np.ascontiguousarray(flat).view(np.float32))
     if dt == np.bool_:
         return ",".join("true" if v else "false" for v in flat)
     if dt in (np.int32, np.int64, np.uint8):

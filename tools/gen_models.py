@@ -509,6 +509,28 @@ def build_misc_ops():
                        "labels": np.array([0, 5, 7], np.int32)}
 
 
+class ComplexFft(tf.Module):
+    """complex64 in a graph: a complex64 Const (a 'complex64' weight), Cast to complex, complex Mul,
+    FFT, RFFT/IRFFT of a length that is not a power of two, ComplexAbs, Real, Imag, Complex."""
+
+    def __init__(self):
+        rng = np.random.default_rng(119)
+        self.w = tf.constant((rng.normal(size=12) + 1j * rng.normal(size=12)).astype(np.complex64))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 12], tf.float32, name="x")])
+    def serve(self, x):
+        spec = tf.signal.rfft(x)
+        y = tf.signal.fft(tf.cast(x, tf.complex64) * self.w)
+        z = tf.complex(tf.math.imag(y), tf.math.real(y))
+        return {"mag": tf.abs(spec), "re": tf.math.real(tf.signal.ifft(z)),
+                "back": tf.signal.irfft(spec)}
+
+
+def build_complex_fft():
+    rng = np.random.default_rng(120)
+    return ComplexFft(), {"x": rng.normal(size=(2, 12)).astype(np.float32)}
+
+
 def build_bert_tiny():
     """A small BERT-style encoder: token + segment (OneHot @ table) + position embeddings,
     layer norm, multi-head self-attention (Einsum), GELU (Erf) feed-forward, residuals."""
@@ -584,6 +606,7 @@ MODELS = {
     "misc_ops": build_misc_ops,
     "bert_tiny": build_bert_tiny,
     "ragged_ops": build_ragged_ops,
+    "complex_fft": build_complex_fft,
 }
 # Frozen graphs (tf_frozen_model conversion): model.json has a signature with outputs only, as older
 # TF.js models do; inputs are the graph's Placeholders (reference keys: node names).

@@ -1222,6 +1222,138 @@ def gen_uint8():
     case("unique_u8", "Unique", {"x": c([3, 3, 9, 0, 9], U8)})
 
 
+def _cx(*shape, scale=1.0):
+    return (_rng.normal(size=shape) * scale + 1j * _rng.normal(size=shape) * scale).astype(np.complex64)
+
+
+def dtype_error_case(name, op, inputs):
+    """A case TF refuses for an input's dtype (its attr check runs before any graph exists, so
+    the attrs are left for the runtime to infer): checked to fail eagerly, recorded with no attrs."""
+    try:
+        getattr(tf.raw_ops, op)(**{k: tf.constant(v) for k, v in inputs.items()})
+    except (tf.errors.OpError, TypeError, ValueError) as e:
+        cls = type(e).__name__
+        CASES[_family].append({"name": name, "op": op, "attrs": {},
+                               "inputs": [fixture_io.tensor(v) for v in inputs.values()],
+                               "error": cls[:-5] if cls.endswith("Error") else cls})
+        return
+    raise SystemExit("%s: expected an error" % name)
+
+
+def gen_complex():
+    family("complex")
+    reseed(31)
+    CX = np.complex64
+    # Lengths: trivial, radix-2, mixed (12), primes (5, 17: Bluestein here), long (64).
+    lengths = (1, 2, 5, 8, 12, 17, 64)
+    for n in lengths:
+        x = _cx(3, n)
+        case("fft_%d" % n, "FFT", {"input": x})
+        case("ifft_%d" % n, "IFFT", {"input": x})
+        case("rfft_%d" % n, "RFFT", {"input": f(2, n), "fft_length": c([n])})
+        case("irfft_%d" % n, "IRFFT", {"input": _cx(2, n // 2 + 1), "fft_length": c([n])})
+    case("fft_batch_dims", "FFT", {"input": _cx(2, 3, 12)})
+    case("fft_rank1", "FFT", {"input": _cx(17)})
+    case("ifft_batch_dims", "IFFT", {"input": _cx(2, 1, 3, 5)})
+    case("fft_large_scale", "FFT", {"input": _cx(2, 64, scale=1000.0)})
+    case("fft_empty_batch", "FFT", {"input": np.zeros((0, 4), CX)})
+    case("fft_empty_inner", "FFT", {"input": np.zeros((3, 0), CX)})
+    case("rfft_crops_input", "RFFT", {"input": f(2, 3, 10), "fft_length": c([7])})
+    case("rfft_batch_dims", "RFFT", {"input": f(2, 2, 17), "fft_length": c([17])})
+    # (An empty RFFT/IRFFT input gives TF's output buffer uninitialized: no reference; zeros here.)
+    # IRFFT reads only the first n/2+1 bins; the imaginary parts of DC (and Nyquist) drop out.
+    case("irfft_extra_bins_ignored", "IRFFT", {"input": _cx(2, 9), "fft_length": c([8])})
+    case("irfft_odd_extra_bins", "IRFFT", {"input": _cx(3, 6), "fft_length": c([5])})
+    case("irfft_batch_dims", "IRFFT", {"input": _cx(2, 2, 7), "fft_length": c([12])})
+    case("rfft_irfft_roundtrip_17", "IRFFT",
+         {"input": tf.signal.rfft(f(2, 17)).numpy(), "fft_length": c([17])})
+    # 2-D and 3-D.
+    case("fft2d", "FFT2D", {"input": _cx(2, 5, 8)})
+    case("ifft2d", "IFFT2D", {"input": _cx(3, 6)})
+    case("fft3d", "FFT3D", {"input": _cx(2, 3, 4, 5)})
+    case("ifft3d", "IFFT3D", {"input": _cx(3, 2, 4)})
+    case("rfft2d", "RFFT2D", {"input": f(2, 5, 6), "fft_length": c([5, 6])})
+    case("rfft2d_crop", "RFFT2D", {"input": f(4, 7), "fft_length": c([3, 5])})
+    case("irfft2d", "IRFFT2D", {"input": _cx(2, 4, 5), "fft_length": c([4, 8])})
+    case("irfft2d_crop_odd", "IRFFT2D", {"input": _cx(5, 6), "fft_length": c([3, 9])})
+    case("rfft3d", "RFFT3D", {"input": f(2, 3, 4), "fft_length": c([2, 3, 4])})
+    case("irfft3d", "IRFFT3D", {"input": _cx(2, 3, 3), "fft_length": c([2, 3, 4])})
+    # Errors.
+    case("rfft_length_over_input", "RFFT", {"input": f(2, 3), "fft_length": c([5])}, error=True)
+    case("rfft_length_shape", "RFFT", {"input": f(2, 3), "fft_length": c([2, 2])}, error=True)
+    case("rfft_negative_length", "RFFT", {"input": f(2, 3), "fft_length": c([-2])}, error=True)
+    case("irfft_too_few_bins", "IRFFT", {"input": _cx(2, 3), "fft_length": c([6])}, error=True)
+    case("rfft2d_length_over_input", "RFFT2D", {"input": f(2, 3), "fft_length": c([3, 3])}, error=True)
+    case("irfft2d_outer_over_input", "IRFFT2D", {"input": _cx(2, 3), "fft_length": c([3, 4])}, error=True)
+    case("fft_scalar", "FFT", {"input": c(1 + 2j, CX)}, error=True)
+    case("fft2d_rank1", "FFT2D", {"input": _cx(4)}, error=True)
+    dtype_error_case("fft_float_input", "FFT", {"input": f(4)})
+    dtype_error_case("rfft_int_input", "RFFT", {"input": i(4), "fft_length": c([4])})
+    dtype_error_case("rfft_complex_input", "RFFT", {"input": _cx(4), "fft_length": c([4])})
+    dtype_error_case("irfft_float_input", "IRFFT", {"input": f(3), "fft_length": c([4])})
+    # Building and taking apart.
+    re, im = f(2, 3), f(2, 3)
+    case("complex", "Complex", {"real": re, "imag": im})
+    case("complex_broadcast", "Complex", {"real": f(3), "imag": f(2, 1)})
+    case("complex_incompatible", "Complex", {"real": f(2), "imag": f(3)}, error=True)
+    dtype_error_case("complex_int_parts", "Complex", {"real": i(2), "imag": i(2)})
+    z = _cx(2, 3)
+    z[0, 0] = 0
+    z[1, 1] = -2.5 + 0j
+    z[1, 2] = 0 - 1.5j
+    case("real", "Real", {"input": z})
+    case("imag", "Imag", {"input": z})
+    case("complex_abs", "ComplexAbs", {"x": z})
+    case("complex_abs_no_overflow", "ComplexAbs", {"x": c([3e30 + 4e30j, 3e-30 + 4e-30j, -0.0 - 2j], CX)})
+    case("conj", "Conj", {"input": z})
+    case("angle", "Angle", {"input": z})
+    dtype_error_case("real_of_float", "Real", {"input": f(2)})
+    dtype_error_case("complex_abs_of_float", "ComplexAbs", {"x": f(2)})
+    # Arithmetic TF's CPU kernels define on complex64.
+    a, b = _cx(2, 3), _cx(3)
+    for op in ("AddV2", "Add", "Sub", "Mul", "RealDiv", "Div"):
+        case(op.lower() + "_c64", op, {"x": a, "y": b})
+    # |y|^2 would overflow or underflow in float32.
+    case("div_c64_wide_range", "Div", {"x": c([1 + 1j, 1e30 + 0j, 3 - 4j], CX),
+                                        "y": c([1e-30 + 1e-30j, 1e30 + 1e30j, 1e30 + 0j], CX)})
+    case("addn_c64", "AddN", {"inputs": [a, a, _cx(2, 3)]})
+    case("neg_c64", "Neg", {"x": a})
+    case("square_c64", "Square", {"x": a})
+    case("sum_c64", "Sum", {"input": _cx(2, 3, 4), "axis": c([-1, 0])})
+    case("sum_c64_keep_dims", "Sum", {"input": _cx(2, 3), "axis": c(1)}, {"keep_dims": True})
+    case("mean_c64", "Mean", {"input": _cx(4, 3), "axis": c(0)})
+    case("equal_c64", "Equal", {"x": c([1 + 1j, 2 + 0j, 3j], CX), "y": c([1 + 1j, 2 + 1j, 3j], CX)})
+    dtype_error_case("maximum_c64", "Maximum", {"x": a, "y": a})
+    case("cast_c64_to_f32", "Cast", {"x": z}, {"DstT": tf.float32})
+    case("cast_c64_to_i32", "Cast", {"x": c([1.7 + 5j, -2.7 + 1j, 0.5j], CX)}, {"DstT": tf.int32})
+    case("cast_c64_to_bool", "Cast", {"x": c([1j, 1.5 + 0j, 0j], CX)}, {"DstT": tf.bool})
+    case("cast_f32_to_c64", "Cast", {"x": f(4)}, {"DstT": tf.complex64})
+    case("cast_i32_to_c64", "Cast", {"x": i(4)}, {"DstT": tf.complex64})
+    case("cast_i64_to_c64", "Cast", {"x": c([2 ** 40 + 1, -3], I64)}, {"DstT": tf.complex64})
+    case("cast_bool_to_c64", "Cast", {"x": c([True, False], B)}, {"DstT": tf.complex64})
+    # Data movement: dtype-agnostic by element size.
+    case("reshape_c64", "Reshape", {"tensor": z, "shape": c([3, 2])})
+    case("identity_c64", "Identity", {"input": z})
+    case("transpose_c64", "Transpose", {"x": _cx(2, 3, 4), "perm": c([2, 0, 1])})
+    case("concat_c64", "ConcatV2", {"values": [z, a], "axis": c(0)})
+    case("pack_c64", "Pack", {"values": [b, b]}, {"axis": 1})
+    case("unpack_c64", "Unpack", {"value": z}, {"num": 3, "axis": 1})
+    case("gatherv2_c64", "GatherV2", {"params": z, "indices": c([2, 0, 2]), "axis": c(1)})
+    case("slice_c64", "Slice", {"input": z, "begin": c([0, 1]), "size": c([2, 2])})
+    case("stridedslice_c64", "StridedSlice", {"input": _cx(4, 5), "begin": c([3, 0]), "end": c([0, 5]),
+                                               "strides": c([-1, 2])})
+    case("tile_c64", "Tile", {"input": z, "multiples": c([2, 1])})
+    case("expanddims_c64", "ExpandDims", {"input": z, "axis": c(-1)})
+    case("squeeze_c64", "Squeeze", {"input": _cx(1, 3, 1)})
+    case("zeroslike_c64", "ZerosLike", {"x": z})
+    case("oneslike_c64", "OnesLike", {"x": z})
+    case("fill_c64", "Fill", {"dims": c([2, 2]), "value": c(1 - 2j, CX)})
+    case("reversev2_c64", "ReverseV2", {"tensor": z, "axis": c([1])})
+    case("pad_c64", "Pad", {"input": z, "paddings": c([[1, 0], [0, 2]])})
+    case("padv2_c64", "PadV2", {"input": z, "paddings": c([[0, 1], [1, 0]]), "constant_values": c(3 + 4j, CX)})
+    case("selectv2_c64", "SelectV2", {"condition": c([True, False, True], B), "t": z, "e": c(1j, CX)})
+
+
 def gen_einsum():
     family("einsum")
     reseed(27)
@@ -2036,7 +2168,7 @@ GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_una
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
               gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only,
-              gen_volume, gen_ragged, gen_grads, gen_tfjs_grads]
+              gen_volume, gen_ragged, gen_grads, gen_tfjs_grads, gen_complex]
 
 
 def main():

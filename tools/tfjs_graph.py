@@ -39,6 +39,8 @@ _DTYPES = {
     "int32": np.int32,
     "bool": np.bool_,
     "int64": np.int64,
+    # Interleaved (re, im) float32s, numpy's own complex64 layout.
+    "complex64": np.complex64,
 }
 _QDTYPES = {"uint8": np.uint8, "uint16": np.uint16, "float16": np.float16}
 

@@ -4,7 +4,7 @@
 
 use eager_wasm::ops::{AttrType, AttrValue};
 use eager_wasm::registry::registry;
-use eager_wasm::tensor::{Data, Shape};
+use eager_wasm::tensor::{Data, Shape, C64};
 use eager_wasm::{DType, EagerContext, Tensor};
 use libfuzzer_sys::fuzz_target;
 
@@ -47,7 +47,8 @@ fn tensor(b: &mut Bytes) -> Tensor {
         DType::Int64,
         DType::Bool,
         DType::UInt8,
-    ][b.u8() as usize % 5];
+        DType::Complex64,
+    ][b.u8() as usize % 6];
     let rank = b.u8() as usize % 5;
     let dims: Vec<usize> = (0..rank).map(|_| b.u8() as usize % 5).collect();
     let shape = Shape::new(dims).expect("small shape");
@@ -57,6 +58,7 @@ fn tensor(b: &mut Bytes) -> Tensor {
         DType::Int32 => Data::I32((0..n).map(|_| b.i64() as i32).collect()),
         DType::Int64 => Data::I64((0..n).map(|_| b.i64()).collect()),
         DType::UInt8 => Data::U8((0..n).map(|_| b.u8()).collect()),
+        DType::Complex64 => Data::C64((0..n).map(|_| C64::new(b.f32(), b.f32())).collect()),
         _ => Data::Bool((0..n).map(|_| b.u8() & 1 == 1).collect()),
     };
     Tensor::new(shape, data).expect("consistent tensor")
@@ -77,7 +79,8 @@ fn attr(b: &mut Bytes, declared: AttrType) -> AttrValue {
                 DType::Int64,
                 DType::Bool,
                 DType::UInt8,
-            ][b.u8() as usize % 5],
+                DType::Complex64,
+            ][b.u8() as usize % 6],
         ),
         (4, _) | (255, AttrType::ListInt) => AttrValue::ListInt(small_ints(b)),
         (5, _) | (255, AttrType::String) => {

@@ -104,11 +104,12 @@ impl WasmContext {
     pub fn execute_no_attrs(&self, op: u32, n_inputs: u32) -> JsResult<u32> {
         self.run(op, n_inputs, None)
     }
-    /// A tensor from a typed array and the `rank` dims in io; returns its handle.
-    pub fn tensor(&self, values: &JsValue, rank: u32) -> JsResult<f64> {
+    /// A tensor from a typed array and the `rank` dims in io (`complex`: a Float32Array of
+    /// interleaved (re, im) pairs made complex64); returns its handle.
+    pub fn tensor(&self, values: &JsValue, rank: u32, complex: bool) -> JsResult<f64> {
         self.state.with(|_| Ok(())).map_err(js)?;
         headroom().map_err(js)?;
-        let t = tensor_from_js(values, rank).map_err(js)?;
+        let t = tensor_from_js(values, rank, complex).map_err(js)?;
         with_table(|tb| tb.insert(self.state.id, t)).map_err(js)
     }
 

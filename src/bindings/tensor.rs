@@ -11,7 +11,7 @@ use super::cell::EpochCell;
 use super::errors::{describe, js, JsResult};
 use crate::handles::{is_handle, Full, Handles, MAX_SLOTS};
 use crate::status::{failed_precondition, invalid_argument, resource_exhausted, Result, Status};
-use crate::tensor::{try_alloc, DType, Data, Shape, Tensor};
+use crate::tensor::{try_alloc, DType, Data, Shape, Tensor, C64};
 use js_sys::{BigInt64Array, Float32Array, Int32Array, Uint8Array, Uint8ClampedArray};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -185,6 +185,7 @@ pub(crate) fn dtype_code(d: DType) -> u32 {
         DType::Bool => 3,
         DType::Resource => 4,
         DType::UInt8 => 5,
+        DType::Complex64 => 6,
     }
 }
 
@@ -211,14 +212,16 @@ const RESOURCE_HAS_NO_DATA: &str =
     "a resource tensor (variable handle) has no readable data; read it with ReadVariableOp";
 
 /// Copies the tensor's elements into the start of `target`, a typed array of its dtype (bool ->
-/// Uint8Array) with room for them: no allocation, for loops that read an output every frame.
-/// Returns the number of elements written.
+/// Uint8Array, complex64 -> Float32Array of interleaved (re, im) pairs) with room for them: no
+/// allocation, for loops that read an output every frame. Returns the number of array elements
+/// written.
 #[wasm_bindgen(js_name = tensorReadInto)]
 pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
     // A clone (one reference count) so that no borrow is held while JS runs.
     let t = with_table(|t| t.any(h).cloned()).map_err(js)?;
     {
-        let n = t.num_elements();
+        // A complex64 element takes two floats.
+        let n = t.num_elements() * if t.dtype() == DType::Complex64 { 2 } else { 1 };
         let wrong = |want: &str| {
             js(invalid_argument(format!(
                 "readInto: a {} tensor reads into a {want}, got {}",
@@ -267,6 +270,13 @@ pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
                     .ok_or_else(|| wrong("Uint8Array"))?;
                 a.subarray(0, room(a.length())?).copy_from(v);
             }
+            Data::C64(v) => {
+                let a = target
+                    .dyn_ref::<Float32Array>()
+                    .ok_or_else(|| wrong("Float32Array"))?;
+                a.subarray(0, room(a.length())?)
+                    .copy_from(&interleaved(v).map_err(js)?);
+            }
             Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
         }
         Ok(n as u32)
@@ -278,7 +288,17 @@ fn bool_bytes(v: &[bool]) -> Vec<u8> {
     v.iter().map(|&b| u8::from(b)).collect()
 }
 
-/// A copy of the tensor's elements as a typed array of its dtype (bool -> Uint8Array).
+/// complex64 elements as the interleaved floats JS sees (TF.js's layout: re, im, re, im...).
+fn interleaved(v: &[C64]) -> Result<Vec<f32>> {
+    let mut out = try_alloc::<f32>(0)?;
+    out.try_reserve_exact(v.len() * 2)
+        .map_err(|_| resource_exhausted("out of memory copying a complex64 tensor"))?;
+    out.extend(v.iter().flat_map(|c| [c.re, c.im]));
+    Ok(out)
+}
+
+/// A copy of the tensor's elements as a typed array of its dtype (bool -> Uint8Array, complex64
+/// -> Float32Array of interleaved (re, im) pairs, twice the element count long).
 #[wasm_bindgen(js_name = tensorData)]
 pub fn tensor_data(h: f64) -> JsResult<JsValue> {
     // A clone, so that no borrow is held while JS allocates the array (which can throw).
@@ -289,6 +309,7 @@ pub fn tensor_data(h: f64) -> JsResult<JsValue> {
         Data::I64(v) => BigInt64Array::from(v.as_slice()).into(),
         Data::Bool(v) => Uint8Array::from(bool_bytes(v).as_slice()).into(),
         Data::U8(v) => Uint8Array::from(v.as_slice()).into(),
+        Data::C64(v) => Float32Array::from(interleaved(v).map_err(js)?.as_slice()).into(),
         Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
     })
 }
@@ -392,10 +413,35 @@ fn check_len(shape: &Shape, len: u32) -> Result<usize> {
 }
 
 /// A tensor from a typed array (Float32Array, Int32Array, BigInt64Array, or Uint8Array for bool)
-/// and a shape in io[0..rank]; the dtype comes from the array type.
-pub(crate) fn tensor_from_js(values: &JsValue, rank: u32) -> Result<Tensor> {
+/// and a shape in io[0..rank]; the dtype comes from the array type, except that `complex` reads
+/// a Float32Array of interleaved (re, im) pairs as complex64.
+pub(crate) fn tensor_from_js(values: &JsValue, rank: u32, complex: bool) -> Result<Tensor> {
     let shape = shape_from_io(rank)?;
-    let data = if let Some(a) = values.dyn_ref::<Float32Array>() {
+    let data = if complex {
+        let a = values.dyn_ref::<Float32Array>().ok_or_else(|| {
+            invalid_argument(format!(
+                "complex64 values must be a Float32Array of interleaved (real, imaginary) pairs, \
+                 got {}",
+                describe(values)
+            ))
+        })?;
+        let n = shape.num_elements();
+        if a.length() as usize != n * 2 {
+            return Err(invalid_argument(format!(
+                "{} floats given for a complex64 tensor of shape {shape} ({} expected: real and \
+                 imaginary parts interleaved)",
+                a.length(),
+                n * 2
+            )));
+        }
+        let mut flat = try_alloc::<f32>(n * 2)?;
+        a.copy_to(&mut flat);
+        let mut v = try_alloc::<C64>(0)?;
+        v.try_reserve_exact(n)
+            .map_err(|_| resource_exhausted("out of memory for a complex64 tensor"))?;
+        v.extend(flat.chunks_exact(2).map(|p| C64::new(p[0], p[1])));
+        Data::C64(v)
+    } else if let Some(a) = values.dyn_ref::<Float32Array>() {
         let mut v = try_alloc::<f32>(check_len(&shape, a.length())?)?;
         a.copy_to(&mut v);
         Data::F32(v)

@@ -81,6 +81,7 @@ fn render_tensor(t: &Tensor) -> String {
             Data::I64(v) => v.get(shown).map(i64::to_string),
             Data::Bool(v) => v.get(shown).map(bool::to_string),
             Data::U8(v) => v.get(shown).map(u8::to_string),
+            Data::C64(v) => v.get(shown).map(|c| format!("{}{:+}i", c.re, c.im)),
             Data::Resource(_) => None,
         };
         let Some(value) = value else { break };

@@ -4,12 +4,12 @@
 
 use super::array::assemble::assemble;
 use super::broadcast::{binary_map, binary_map_fn, broadcast_shapes};
-use super::{input, two, unsupported};
+use super::{complex, input, two, unsupported};
 use crate::ops::def::{FLOAT, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
+use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor, C64};
 
 type Outputs = Result<Vec<Tensor>>;
 
@@ -20,16 +20,24 @@ const VALUES: &[DType] = &[
     DType::Int64,
     DType::Bool,
     DType::UInt8,
+    DType::Complex64,
 ];
+
+/// The arithmetic TF's CPU kernels also register for complex64 (Add, Sub, Mul, Div, Neg, Square,
+/// AddN).
+const NUMERIC_COMPLEX: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::Complex64];
+
+/// RealDiv's types: the float ones.
+const FLOAT_COMPLEX: &[DType] = &[DType::Float32, DType::Complex64];
 
 pub fn register(reg: &mut Registry) {
     let binary: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 12] = [
-        ("AddV2", add, NUMERIC),
-        ("Add", add, NUMERIC),
-        ("Sub", sub, NUMERIC),
-        ("Mul", mul, NUMERIC),
-        ("RealDiv", real_div, FLOAT),
-        ("Div", div, NUMERIC),
+        ("AddV2", add, NUMERIC_COMPLEX),
+        ("Add", add, NUMERIC_COMPLEX),
+        ("Sub", sub, NUMERIC_COMPLEX),
+        ("Mul", mul, NUMERIC_COMPLEX),
+        ("RealDiv", real_div, FLOAT_COMPLEX),
+        ("Div", div, NUMERIC_COMPLEX),
         ("FloorDiv", floor_div, NUMERIC),
         ("FloorMod", floor_mod, NUMERIC),
         ("Maximum", maximum, NUMERIC),
@@ -97,7 +105,7 @@ pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("AddN", Simple(add_n))
             .inputs_n("inputs", "N", "T")
-            .type_attr("T", NUMERIC),
+            .type_attr("T", NUMERIC_COMPLEX),
     );
     let unary: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 18] = [
         ("Rsqrt", rsqrt, FLOAT),
@@ -112,9 +120,9 @@ pub fn register(reg: &mut Registry) {
         ("Floor", floor, FLOAT),
         ("Ceil", ceil, FLOAT),
         ("Round", round, NUMERIC),
-        ("Neg", neg, NUMERIC),
+        ("Neg", neg, NUMERIC_COMPLEX),
         ("Abs", abs, NUMERIC),
-        ("Square", square, NUMERIC),
+        ("Square", square, NUMERIC_COMPLEX),
         ("Sign", sign, NUMERIC),
         ("ZerosLike", zeros_like, VALUES),
         ("OnesLike", ones_like, VALUES),
@@ -158,9 +166,10 @@ pub(crate) fn unary_f32(t: &Tensor, f: impl Fn(f32) -> f32) -> Result<Tensor> {
 // Binary arithmetic
 
 /// Defines a kernel applying `$ef` to float32 (inlined, vectorized loops) and `$ei` to
-/// int32/int64 operands (through a function pointer: integer kernels share one loop per dtype).
+/// int32/int64 operands (through a function pointer: integer kernels share one loop per dtype);
+/// `$ec`, when given, to complex64 (one shared loop for every complex op, out of the float path).
 macro_rules! arith {
-    ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr) => {
+    ($fname:ident, |$a:ident, $b:ident| float: $ef:expr, int: $ei:expr $(, complex: $ec:expr)?) => {
         pub(crate) fn $fname(
             _: &NodeAttrs,
             _: &mut KernelContext<'_>,
@@ -171,6 +180,7 @@ macro_rules! arith {
                 DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
                 DType::Int64 => binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?,
+                $(DType::Complex64 => binary_map_fn(x, y, $ec)?,)?
                 d => return Err(unsupported(d)),
             }))
         }
@@ -178,9 +188,9 @@ macro_rules! arith {
 }
 
 // Integer arithmetic wraps (two's complement), as TF's C++ kernels do in practice.
-arith!(add, |a, b| float: a + b, int: a.wrapping_add(b));
-arith!(sub, |a, b| float: a - b, int: a.wrapping_sub(b));
-arith!(mul, |a, b| float: a * b, int: a.wrapping_mul(b));
+arith!(add, |a, b| float: a + b, int: a.wrapping_add(b), complex: complex::add);
+arith!(sub, |a, b| float: a - b, int: a.wrapping_sub(b), complex: complex::sub);
+arith!(mul, |a, b| float: a * b, int: a.wrapping_mul(b), complex: complex::mul);
 arith!(maximum, |a, b| float: max_nan(a, b), int: a.max(b));
 arith!(minimum, |a, b| float: min_nan(a, b), int: a.min(b));
 arith!(squared_difference, |a, b| float: (a - b) * (a - b),
@@ -214,8 +224,11 @@ fn real_div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outp
     Ok(crate::ops::one_output(div_f32(x, y)?))
 }
 
-/// Float division, shared by RealDiv and Div.
+/// Float (and complex) division, shared by RealDiv and Div.
 fn div_f32(x: &Tensor, y: &Tensor) -> Result<Tensor> {
+    if x.dtype() == DType::Complex64 {
+        return binary_map_fn(x, y, complex::div);
+    }
     binary_map(x, y, |a: f32, b: f32| a / b)
 }
 
@@ -313,7 +326,7 @@ macro_rules! int_pow {
 fn div(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     let (x, y) = two(inputs, ["x", "y"])?;
     Ok(crate::ops::one_output(match x.dtype() {
-        DType::Float32 => div_f32(x, y)?,
+        DType::Float32 | DType::Complex64 => div_f32(x, y)?,
         DType::Int32 => {
             check_divisor(x, y)?;
             binary_map_fn(
@@ -587,6 +600,7 @@ fn add_n(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs
         DType::Float32 => sum(inputs, |a: f32, b| a + b)?,
         DType::Int32 => sum(inputs, |a: i32, b| a.wrapping_add(b))?,
         DType::Int64 => sum(inputs, |a: i64, b| a.wrapping_add(b))?,
+        DType::Complex64 => sum(inputs, complex::add)?,
         d => return Err(unsupported(d)),
     }))
 }
@@ -627,15 +641,16 @@ unary_float!(fast reciprocal, |a| 1.0 / a);
 unary_float!(fast floor, |a| a.floor());
 unary_float!(fast ceil, |a| a.ceil());
 
-/// A unary kernel over float32 (`$ef`) and int32/int64 (`$ei`).
+/// A unary kernel over float32 (`$ef`), int32/int64 (`$ei`) and, when given, complex64 (`$ec`).
 macro_rules! unary_numeric {
-    ($fname:ident, |$a:ident| float: $ef:expr, int: $ei:expr) => {
+    ($fname:ident, |$a:ident| float: $ef:expr, int: $ei:expr $(, complex: $ec:expr)?) => {
         fn $fname(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
             let x = input(inputs, 0, "x")?;
             Ok(crate::ops::one_output(match x.dtype() {
                 DType::Float32 => unary_map(x, |$a: f32| $ef)?,
                 DType::Int32 => unary_map_fn(x, |$a: i32| $ei)?,
                 DType::Int64 => unary_map_fn(x, |$a: i64| $ei)?,
+                $(DType::Complex64 => unary_map_fn(x, $ec)?,)?
                 d => return Err(unsupported(d)),
             }))
         }
@@ -643,9 +658,9 @@ macro_rules! unary_numeric {
 }
 
 unary_numeric!(round, |a| float: a.round_ties_even(), int: a);
-unary_numeric!(neg, |a| float: -a, int: a.wrapping_neg());
+unary_numeric!(neg, |a| float: -a, int: a.wrapping_neg(), complex: complex::neg);
 unary_numeric!(abs, |a| float: a.abs(), int: a.wrapping_abs());
-unary_numeric!(square, |a| float: a * a, int: a.wrapping_mul(a));
+unary_numeric!(square, |a| float: a * a, int: a.wrapping_mul(a), complex: |a| complex::mul(a, a));
 unary_numeric!(sign, |a| float: sign_f32(a), int: a.signum());
 
 /// -1, 0 or 1; NaN stays NaN.
@@ -766,6 +781,32 @@ impl Scalar for bool {
     }
 }
 
+/// complex64 as a Cast source keeps the real part, as TF's (and numpy's) cast does; only `ONE` and
+/// the float32 conversion are used (the others go through float32).
+impl Scalar for C64 {
+    const ONE: Self = C64::new(1.0, 0.0);
+    fn to_f32(self) -> f32 {
+        self.re
+    }
+    fn to_i32(self) -> i32 {
+        self.re.to_i32()
+    }
+    fn to_i64(self) -> i64 {
+        self.re.to_i64()
+    }
+    fn to_bool(self) -> bool {
+        self.re.to_bool()
+    }
+    fn to_u8(self) -> u8 {
+        self.re.to_u8()
+    }
+}
+
+/// A real value as complex64 (imaginary part 0); int64 through float32 as TF's cast.
+fn to_c64<S: Scalar>(v: S) -> C64 {
+    C64::new(v.to_f32(), 0.0)
+}
+
 /// `t` converted to `dst`; the same tensor (aliased) when it already has that dtype.
 pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
     if t.dtype() == dst {
@@ -786,6 +827,8 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
         DType::Float32 => cast_from::<f32>(t, dst),
         DType::Int64 => cast_from::<i64>(t, dst),
         DType::UInt8 if dst == DType::Float32 => unary_map_fn(t, u8::to_f32),
+        // The real part, then float32's conversion to the target.
+        DType::Complex64 => cast_tensor(&unary_map_fn(t, C64::to_f32)?, dst),
         DType::Int32 => cast_tensor(&unary_map_fn(t, i32::to_i64)?, dst),
         DType::UInt8 => cast_tensor(&unary_map_fn(t, u8::to_i64)?, dst),
         DType::Bool => cast_tensor(&unary_map_fn(t, bool::to_i64)?, dst),
@@ -801,6 +844,7 @@ fn cast_from<S: Scalar>(t: &Tensor, dst: DType) -> Result<Tensor> {
         DType::Int64 => unary_map_fn(t, S::to_i64),
         DType::Bool => unary_map_fn(t, S::to_bool),
         DType::UInt8 => unary_map_fn(t, S::to_u8),
+        DType::Complex64 => unary_map_fn(t, to_c64::<S>),
         DType::Resource => Err(invalid_argument("cannot cast to a resource")),
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod array;
 pub mod broadcast;
+pub mod complex;
 pub mod list;
 pub mod math;
 pub mod math_extra;
@@ -14,6 +15,7 @@ pub mod reduce;
 pub mod resource;
 pub mod segment;
 pub mod space_batch;
+pub mod spectral;
 pub mod tensor_array;
 pub mod tfjs_only;
 pub mod vmath;
@@ -57,4 +59,6 @@ pub fn register_all(reg: &mut Registry) {
     tfjs_only::register(reg);
     random::register(reg);
     segment::register(reg);
+    complex::register(reg);
+    spectral::register(reg);
 }

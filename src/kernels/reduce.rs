@@ -16,20 +16,21 @@ use crate::tensor::{try_with_capacity, DType, Element, Shape, Tensor};
 type Outputs = Result<Vec<Tensor>>;
 
 pub fn register(reg: &mut Registry) {
-    let numeric: [(&'static str, crate::ops::ComputeFn); 5] = [
-        ("Sum", sum),
-        ("Mean", mean),
-        ("Max", max),
-        ("Min", min),
-        ("Prod", prod),
+    const WITH_COMPLEX: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, DType::Complex64];
+    let numeric: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 5] = [
+        ("Sum", sum, WITH_COMPLEX),
+        ("Mean", mean, WITH_COMPLEX),
+        ("Max", max, NUMERIC),
+        ("Min", min, NUMERIC),
+        ("Prod", prod, NUMERIC),
     ];
-    for (name, f) in numeric {
+    for (name, f, types) in numeric {
         reg.add(
             OpBuilder::new(name, Simple(f))
                 .input("input", "T")
                 .input("reduction_indices", "Tidx")
                 .bool_attr("keep_dims", false)
-                .type_attr("T", NUMERIC)
+                .type_attr("T", types)
                 .type_attr_default("Tidx", INDEX, DType::Int32),
         );
     }
@@ -383,8 +384,32 @@ fn add_f32(p: f32, q: f32) -> f32 {
     p + q
 }
 
-fn sum(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+/// Sum and Mean of complex64: `f`, the float32 kernel, over the (re, im) pairs on the same axes.
+fn complex_via_pairs(
+    a: &NodeAttrs,
+    ctx: &mut KernelContext<'_>,
+    inputs: &[Tensor],
+    f: crate::ops::ComputeFn,
+) -> Outputs {
+    let (x, axes) = two(inputs, ["input", "axis"])?;
+    // Normalized first: a negative axis must not name the pairs' extra dim.
+    let axes: Vec<i64> = reduce_axes(axes, x.rank())?
+        .into_iter()
+        .map(|ax| ax as i64)
+        .collect();
+    let pairs = [
+        super::complex::to_pairs(x)?,
+        Tensor::from_slice(&[axes.len()], &axes)?,
+    ];
+    f(a, ctx, &pairs)?
+        .iter()
+        .map(super::complex::from_pairs)
+        .collect()
+}
+
+fn sum(a: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     match dtype_of(inputs)? {
+        DType::Complex64 => complex_via_pairs(a, ctx, inputs, sum),
         DType::Float32 => reduce_with(a, inputs, 0f32, add_f32, None),
         DType::Int32 => reduce_via_i64(a, inputs, 0, i64::wrapping_add, None),
         DType::Int64 => reduce_fn(a, inputs, 0i64, i64::wrapping_add, None),
@@ -424,11 +449,12 @@ fn prod(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs 
 
 /// Mean is the sum divided by the count (integer division for ints; 0/0 is NaN for floats and 0
 /// for ints, where TF has no defined answer).
-fn mean(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
+fn mean(a: &NodeAttrs, ctx: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
     fn int_mean(s: i64, n: usize) -> i64 {
         i64::try_from(n).map_or(0, |n| s.checked_div(n).unwrap_or(0))
     }
     match dtype_of(inputs)? {
+        DType::Complex64 => complex_via_pairs(a, ctx, inputs, mean),
         DType::Float32 => reduce_with(
             a,
             inputs,

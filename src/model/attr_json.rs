@@ -10,7 +10,7 @@
 
 use crate::ops::{AttrValue, ShapeAttr};
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{DType, Data, Element, Shape, Tensor};
+use crate::tensor::{DType, Data, Element, Shape, Tensor, C64};
 use base64::Engine;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -61,6 +61,7 @@ enum Key {
     DoubleVal,
     Int64Val,
     BoolVal,
+    ScomplexVal,
     Name,
     Other,
 }
@@ -95,6 +96,7 @@ impl<'de> Deserialize<'de> for Key {
                     "doubleVal" => Key::DoubleVal,
                     "int64Val" => Key::Int64Val,
                     "boolVal" => Key::BoolVal,
+                    "scomplexVal" => Key::ScomplexVal,
                     "name" => Key::Name,
                     _ => Key::Other,
                 })
@@ -485,6 +487,8 @@ struct TensorState {
     ints: Vec<i64>,
     int64s: Vec<i64>,
     bools: Vec<bool>,
+    /// complex64 values as (real, imaginary) pairs, flattened (TF's `scomplex_val`).
+    complex: Vec<f32>,
 }
 
 object!(
@@ -503,6 +507,7 @@ object!(
             Key::IntVal => st.ints = m.next_value::<ListOf<I64Text, i64>>()?.0,
             Key::Int64Val => st.int64s = m.next_value::<ListOf<I64Text, i64>>()?.0,
             Key::BoolVal => st.bools = m.next_value::<ListOf<BoolText, bool>>()?.0,
+            Key::ScomplexVal => st.complex = m.next_value::<ListOf<F32Text, f32>>()?.0,
             _ => skip(&mut m)?,
         }
     },
@@ -551,6 +556,15 @@ fn tensor_from_proto(st: TensorState) -> Result<Tensor> {
         DType::Bool => Data::Bool(fill(st.bools, n)?),
         // uint8 values travel in intVal, like int32.
         DType::UInt8 => Data::U8(fill(st.ints.into_iter().map(|i| i as u8).collect(), n)?),
+        DType::Complex64 => {
+            if st.complex.len() % 2 != 0 {
+                return Err(invalid_argument(
+                    "a complex64 tensor attr's scomplexVal holds an odd number of floats",
+                ));
+            }
+            let pairs = st.complex.chunks_exact(2).map(|p| C64::new(p[0], p[1]));
+            Data::C64(fill(pairs.collect(), n)?)
+        }
         DType::Resource => return Err(invalid_argument("a tensor attr cannot hold a resource")),
     };
     Tensor::new(shape, data)
@@ -733,6 +747,20 @@ mod tests {
         assert_eq!(f.f32s().unwrap(), &[0.1f64 as f32, -2.5]);
         let g = t(r#"{"tensor":{"dtype":"DT_DOUBLE","doubleVal":[0.1]}}"#);
         assert_eq!((g.dims(), g.f32s().unwrap()), (&[][..], &[0.1f32][..]));
+        // complex64: interleaved (re, im) float32s in tensorContent, pairs in scomplexVal (one
+        // pair broadcasts); an odd count is refused.
+        let z = t(
+            r#"{"tensor":{"dtype":"DT_COMPLEX64","tensorShape":{"dim":[{"size":"2"}]},"tensorContent":"AADAPwAAAMAAAAAAAABAQA=="}}"#,
+        );
+        assert_eq!(
+            z.as_slice::<C64>().unwrap(),
+            &[C64::new(1.5, -2.0), C64::new(0.0, 3.0)]
+        );
+        let z = t(
+            r#"{"tensor":{"dtype":"DT_COMPLEX64","tensorShape":{"dim":[{"size":"3"}]},"scomplexVal":[1,-1]}}"#,
+        );
+        assert_eq!(z.as_slice::<C64>().unwrap(), &[C64::new(1.0, -1.0); 3]);
+        assert!(from_text(r#"{"tensor":{"dtype":"DT_COMPLEX64","scomplexVal":[1]}}"#).is_err());
         // `type` comes before `tensor`.
         assert_eq!(
             ok(r#"{"tensor":{"dtype":"DT_INT32"},"type":"DT_FLOAT"}"#),

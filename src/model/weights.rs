@@ -1,7 +1,7 @@
 //! Weight bytes to tensors: where the bytes come from, little-endian decoding, dequantization.
 
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_with_capacity, DType, Data};
+use crate::tensor::{try_with_capacity, DType, Data, C64};
 
 /// The concatenated weight shards. Read weight by weight, so a source outside the Rust heap (a JS
 /// ArrayBuffer) is never copied in whole: peak memory stays one copy of the weights.
@@ -114,6 +114,17 @@ pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
             let mut v = try_with_capacity::<u8>(n)?;
             v.extend_from_slice(bytes);
             Data::U8(v)
+        }
+        // numpy's complex64 bytes, as the converter writes them: real, imaginary, real...
+        DType::Complex64 => {
+            let mut v = try_with_capacity::<C64>(n)?;
+            v.extend(bytes.chunks_exact(8).map(|c| {
+                C64::new(
+                    f32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+                    f32::from_le_bytes([c[4], c[5], c[6], c[7]]),
+                )
+            }));
+            Data::C64(v)
         }
         DType::Resource => return Err(invalid_argument("weights cannot be resources")),
     })

@@ -229,6 +229,10 @@ fn tensors_equal(a: &Tensor, b: &Tensor) -> bool {
             (Data::I64(x), Data::I64(y)) => x == y,
             (Data::Bool(x), Data::Bool(y)) => x == y,
             (Data::U8(x), Data::U8(y)) => x == y,
+            (Data::C64(x), Data::C64(y)) => x
+                .iter()
+                .zip(y)
+                .all(|(p, q)| (p.re.to_bits(), p.im.to_bits()) == (q.re.to_bits(), q.im.to_bits())),
             (Data::Resource(x), Data::Resource(y)) => x == y,
             _ => false,
         }
@@ -254,6 +258,9 @@ impl Hash for AttrValue {
                     Data::I64(v) => v.hash(h),
                     Data::Bool(v) => v.hash(h),
                     Data::U8(v) => v.hash(h),
+                    Data::C64(v) => v
+                        .iter()
+                        .for_each(|c| (c.re.to_bits(), c.im.to_bits()).hash(h)),
                     Data::Resource(r) => r.hash(h),
                 }
             }

@@ -12,22 +12,25 @@ pub enum DType {
     UInt8,
     /// A handle to a resource (a variable); the tensor holds one handle, not data.
     Resource,
+    /// Complex of two float32s (TF's `std::complex<float>`): real, then imaginary.
+    Complex64,
 }
 
 impl DType {
-    pub const ALL: [DType; 6] = [
+    pub const ALL: [DType; 7] = [
         DType::Float32,
         DType::Int32,
         DType::Int64,
         DType::Bool,
         DType::UInt8,
         DType::Resource,
+        DType::Complex64,
     ];
 
     pub fn size_of(self) -> usize {
         match self {
             DType::Float32 | DType::Int32 => 4,
-            DType::Int64 => 8,
+            DType::Int64 | DType::Complex64 => 8,
             DType::Bool | DType::UInt8 => 1,
             DType::Resource => std::mem::size_of::<super::handle::ResourceHandle>(),
         }
@@ -42,6 +45,7 @@ impl DType {
             DType::Bool => "bool",
             DType::UInt8 => "uint8",
             DType::Resource => "resource",
+            DType::Complex64 => "complex64",
         }
     }
 
@@ -54,6 +58,7 @@ impl DType {
             DType::Bool => "DT_BOOL",
             DType::UInt8 => "DT_UINT8",
             DType::Resource => "DT_RESOURCE",
+            DType::Complex64 => "DT_COMPLEX64",
         }
     }
 
@@ -66,11 +71,12 @@ impl DType {
             "bool" | "DT_BOOL" => DType::Bool,
             "uint8" | "DT_UINT8" => DType::UInt8,
             "resource" | "DT_RESOURCE" => DType::Resource,
+            "complex64" | "DT_COMPLEX64" => DType::Complex64,
             // TF's variant tensors (TensorList handles) are resource handles here.
             "variant" | "DT_VARIANT" => DType::Resource,
             other => {
                 return Err(invalid_argument(format!(
-                    "unsupported dtype '{other}' (supported: float32, int32, int64, bool, uint8)"
+                    "unsupported dtype '{other}' (supported: float32, int32, int64, bool, uint8, complex64)"
                 )))
             }
         })

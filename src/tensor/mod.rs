@@ -28,6 +28,22 @@ pub enum Data {
     Bool(Vec<bool>),
     U8(Vec<u8>),
     Resource(ResourceHandle),
+    C64(Vec<C64>),
+}
+
+/// A complex64 element, TF's `std::complex<float>`: real then imaginary, so a buffer of them is
+/// the interleaved float pairs TF.js's `dataSync()` gives.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C)]
+pub struct C64 {
+    pub re: f32,
+    pub im: f32,
+}
+
+impl C64 {
+    pub const fn new(re: f32, im: f32) -> C64 {
+        C64 { re, im }
+    }
 }
 
 impl Data {
@@ -39,6 +55,7 @@ impl Data {
             Data::Bool(_) => DType::Bool,
             Data::U8(_) => DType::UInt8,
             Data::Resource(_) => DType::Resource,
+            Data::C64(_) => DType::Complex64,
         }
     }
 
@@ -50,6 +67,7 @@ impl Data {
             Data::Bool(v) => v.len(),
             Data::U8(v) => v.len(),
             Data::Resource(_) => 1,
+            Data::C64(v) => v.len(),
         }
     }
 
@@ -274,6 +292,7 @@ element!(i32, I32, Int32);
 element!(i64, I64, Int64);
 element!(bool, Bool, Bool);
 element!(u8, U8, UInt8);
+element!(C64, C64, Complex64);
 
 /// Largest buffer one tensor may have: 2 GiB, what a wasm32 instance can address in one piece. The
 /// same bound natively keeps behaviour identical and stops a hostile shape from reaching the OS
@@ -371,6 +390,7 @@ impl Tensor {
             DType::Int64 => Data::I64(try_alloc(n)?),
             DType::Bool => Data::Bool(try_alloc(n)?),
             DType::UInt8 => Data::U8(try_alloc(n)?),
+            DType::Complex64 => Data::C64(try_alloc(n)?),
             DType::Resource => {
                 return Err(invalid_argument("cannot create a zero resource tensor"))
             }
@@ -526,6 +546,10 @@ macro_rules! with_dtype {
             }
             $crate::tensor::DType::UInt8 => {
                 type $T = u8;
+                $body
+            }
+            $crate::tensor::DType::Complex64 => {
+                type $T = $crate::tensor::C64;
                 $body
             }
             $crate::tensor::DType::Resource => Err($crate::status::invalid_argument(

@@ -4,7 +4,7 @@
 
 use eager_wasm::eager::OpCacheStats;
 use eager_wasm::model::GraphModel;
-use eager_wasm::tensor::{Data, Shape};
+use eager_wasm::tensor::{Data, Shape, C64};
 use eager_wasm::{AttrValue, CacheStats, DType, EagerContext, Tensor};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -12,6 +12,8 @@ use std::path::PathBuf;
 /// Tolerance every TF comparison uses: |got - want| <= ATOL + RTOL * |want|.
 pub const ATOL: f32 = 1e-5;
 pub const RTOL: f32 = 1e-4;
+/// complex64 outputs: |got - want| <= ATOL + CRTOL * (largest |part| of the expected tensor).
+pub const CRTOL: f32 = 1e-5;
 
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -199,6 +201,12 @@ pub fn tensor_from_json(v: &Value) -> Tensor {
         DType::Int64 => Data::I64(data.iter().map(|x| num(x) as i64).collect()),
         DType::Bool => Data::Bool(data.iter().map(|x| num(x) != 0.0).collect()),
         DType::UInt8 => Data::U8(data.iter().map(|x| num(x) as u8).collect()),
+        // Interleaved (re, im) pairs.
+        DType::Complex64 => Data::C64(
+            data.chunks_exact(2)
+                .map(|p| C64::new(num(&p[0]) as f32, num(&p[1]) as f32))
+                .collect(),
+        ),
         DType::Resource => panic!("resource in fixture"),
     };
     Tensor::new(shape, d).expect("fixture tensor")
@@ -242,6 +250,33 @@ pub fn compare(got: &Tensor, want: &Tensor, atol: f32, rtol: f32) -> Result<(), 
         (Data::I64(g), Data::I64(w)) if g == w => Ok(()),
         (Data::Bool(g), Data::Bool(w)) if g == w => Ok(()),
         (Data::U8(g), Data::U8(w)) if g == w => Ok(()),
+        // complex64: each part within `atol + CRTOL * scale`, the scale being the largest
+        // magnitude in the expected tensor (an FFT's error is relative to its inputs' size, not
+        // to each bin, many of which are near zero).
+        (Data::C64(g), Data::C64(w)) => {
+            let scale = w
+                .iter()
+                .fold(0f32, |m, c| m.max(c.re.abs()).max(c.im.abs()));
+            let tol = atol + CRTOL * scale;
+            for (i, (a, b)) in g.iter().zip(w).enumerate() {
+                let close = |p: f32, q: f32| {
+                    if q.is_nan() {
+                        p.is_nan()
+                    } else if q.is_infinite() {
+                        p == q
+                    } else {
+                        (p - q).abs() <= tol
+                    }
+                };
+                if !close(a.re, b.re) || !close(a.im, b.im) {
+                    return Err(format!(
+                        "element {i}: got {}{:+}i, expected {}{:+}i",
+                        a.re, a.im, b.re, b.im
+                    ));
+                }
+            }
+            Ok(())
+        }
         (g, w) => Err(format!("values differ: got {g:?}, expected {w:?}")),
     }
 }
@@ -260,6 +295,7 @@ op_fixtures!(
     "batchnorm",
     "binary",
     "compare",
+    "complex",
     "conv",
     "conv_transpose",
     "dynamic",

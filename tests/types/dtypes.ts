@@ -13,6 +13,10 @@ const n: Float32Array = ctx.tensor([[1, 0], [0, 1]]).dataSync();
 const big: bigint = ctx.tensor(new BigInt64Array([1n])).dataSync()[0];
 const flags: Uint8Array = ctx.tensor([true, false]).dataSync();
 const bytes: Uint8Array = ctx.tensor(new Uint8Array([1]), [1], 'uint8').dataSync();
+// complex64: interleaved (re, im) floats in and out; it is the widest dtype.
+const cplx = ctx.tensor(new Float32Array([1, 2]), [], 'complex64');
+const pairs: Float32Array = cplx.dataSync();
+const widest: Tensor<'complex64'> = cplx.add(f);
 const rows: number[][] = f.arraySync<number[][]>();
 const chained: Float32Array = f.add(1).mul(f).sum(1, true).dataSync();
 const indices: Int32Array = f.argMax(-1).dataSync();
