@@ -2,8 +2,8 @@
 // in the wasm heap (one per dataId, with TF.js's reference counts), and a kernel runs TF ops by
 // name through an EagerContext, so every TF.js kernel call goes through the kernel cache.
 //
-// String tensors keep their bytes in JS (TF.js passes them as Uint8Array[]): the runtime has no
-// string dtype, and TF.js's own backends keep them in JS as well.
+// String tensors keep their bytes in JS (TF.js passes them as Uint8Array[]), as TF.js's own
+// backends do; complex64 data is interleaved real and imaginary parts, as TF.js reads it.
 
 import { DataStorage, KernelBackend, engine } from '@tensorflow/tfjs-core';
 import { EagerContext } from './context.js';
@@ -12,8 +12,8 @@ import { EagerError, STACK_OP, callWasm } from './errors.js';
 import { readOutputs } from './io.js';
 import { opIdOf } from './ops.js';
 
-/** Dtypes a TF.js tensor can have that the runtime holds (string and complex64 stay apart). */
-const HELD = new Set(['float32', 'int32', 'bool']);
+/** Dtypes a TF.js tensor can have that the runtime holds (strings stay in JS). */
+const HELD = new Set(['float32', 'int32', 'bool', 'complex64']);
 const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
@@ -304,6 +304,8 @@ const MOVES_ELEMENTS = new Set([
 /** A Map key for a string's bytes. */
 const bytesKey = (b) => String.fromCharCode.apply(null, b.length > 4096 ? Array.from(b) : b);
 
+/** `n` zeros of `dtype` as the runtime takes them (complex64: interleaved real and imaginary). */
 function zerosOf(dtype, n) {
+  if (dtype === 'complex64') return new Float32Array(2 * n);
   return dtype === 'float32' ? new Float32Array(n) : dtype === 'int32' ? new Int32Array(n) : new Uint8Array(n);
 }

@@ -579,11 +579,20 @@ def('StridedSlice', ({ inputs: { x }, attrs, backend }) =>
 def('Tile', ({ inputs: { x }, attrs, backend }) => backend.run1('Tile', [x, backend.constInt(attrs.reps)]));
 def('Transpose', ({ inputs: { x }, attrs, backend }) => backend.run1('Transpose', [x, backend.constInt(attrs.perm)]));
 def('Reverse', ({ inputs: { x }, attrs, backend }) =>
-  backend.run1('ReverseV2', [x, backend.constInt(axesOf(attrs.dims, x.shape.length))]),
+  backend.run1('ReverseV2', [x, backend.constInt(util.parseAxisParam(attrs.dims, x.shape))]),
 );
-def('GatherV2', ({ inputs: { x, indices }, attrs, backend }) =>
-  backend.run1('GatherV2', [x, indices, backend.constInt(attrs.axis)], { batch_dims: attrs.batchDims ?? 0 }),
-);
+def('GatherV2', ({ inputs: { x, indices }, attrs, backend }) => {
+  const axis = util.parseAxisParam(attrs.axis, x.shape)[0];
+  // TF.js's checks and words for the axis and batch dims.
+  backend_util.segment_util.collectGatherOpShapeInfo(x, indices, axis, attrs.batchDims ?? 0);
+  try {
+    return backend.run1('GatherV2', [x, indices, backend.constInt(axis)], { batch_dims: attrs.batchDims ?? 0 });
+  } catch (e) {
+    const m = /^GatherV2: indices\[[\d,]+\] = (-?\d+) is not in \[0, (\d+)\)/.exec(e.message);
+    if (m === null) throw e;
+    throw new EagerError('InvalidArgument', `GatherV2: the index value ${m[1]} is not in [0, ${Number(m[2]) - 1}]`, { cause: e });
+  }
+});
 def('GatherNd', ({ inputs: { params, indices }, backend }) => backend.run1('GatherNd', [params, indices]));
 // TF.js reads 1-D indices as one index per element (TF wants them as [n, 1]).
 const asIndexRows = (indices) => (indices.shape.length === 1 ? { ...indices, shape: [indices.shape[0], 1] } : indices);
@@ -723,11 +732,16 @@ def('SparseFillEmptyRows', ({ inputs: { indices, values, denseShape, defaultValu
 def('SparseReshape', ({ inputs: { inputIndices, inputShape, newShape }, backend }) =>
   backend.run('SparseReshape', [inputIndices, inputShape, newShape].map((t) => backend.cast(t, 'int64'))),
 );
-for (const name of ['SparseSegmentMean', 'SparseSegmentSum']) {
-  def(name, ({ inputs: { data, indices, segmentIds }, backend }) =>
-    backend.run1(name, [name === 'SparseSegmentMean' ? backend.asFloat(data) : data, indices, segmentIds]),
-  );
-}
+def('SparseSegmentSum', ({ inputs: { data, indices, segmentIds }, backend }) =>
+  backend.run1('SparseSegmentSum', [data, indices, segmentIds]),
+);
+// TF's SparseSegmentMean is for floats; TF.js's mean of int32 data is int32 (truncated).
+def('SparseSegmentMean', ({ inputs: { data, indices, segmentIds }, backend }) => {
+  if (data.dtype === 'float32') return backend.run1('SparseSegmentMean', [data, indices, segmentIds]);
+  const [mean] = backend.runRaw('SparseSegmentMean', [backend.asFloat(data), backend.tensorOf(indices), backend.tensorOf(segmentIds)]);
+  backend.scratch.push(mean);
+  return backend.run1('Cast', [mean], { DstT: data.dtype });
+});
 def('RaggedGather', ({ inputs: { paramsNestedSplits, paramsDenseValues, indices }, attrs, backend }) =>
   backend.run('RaggedGather', [...paramsNestedSplits, paramsDenseValues, indices], {
     PARAMS_RAGGED_RANK: paramsNestedSplits.length,
