@@ -4,7 +4,8 @@
 
 use super::array::assemble::assemble;
 use super::broadcast::{binary_map, binary_map_fn, broadcast_shapes};
-use super::{complex, input, two, unsupported};
+use super::complex_elem as complex;
+use super::{input, two, unsupported};
 use crate::ops::def::{FLOAT, NUMERIC};
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};

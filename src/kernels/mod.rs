@@ -4,6 +4,7 @@
 pub mod array;
 pub mod broadcast;
 pub mod complex;
+pub(crate) mod complex_elem;
 pub mod list;
 pub mod math;
 pub mod math_extra;
