@@ -170,6 +170,14 @@ fn compare_outputs(
     Ok(())
 }
 
+/// A fixture string element (standard base64) as bytes.
+pub fn b64(s: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("base64 string element")
+}
+
 /// `{"dtype": "float32", "shape": [..], "data": [..]}` to a tensor.
 pub fn tensor_from_json(v: &Value) -> Tensor {
     let dtype = DType::parse(v["dtype"].as_str().expect("dtype")).expect("known dtype");
@@ -205,6 +213,9 @@ pub fn tensor_from_json(v: &Value) -> Tensor {
         DType::Complex64 => Data::C64(
             data.chunks_exact(2)
                 .map(|p| C64::new(num(&p[0]) as f32, num(&p[1]) as f32))
+        DType::String => Data::Str(
+            data.iter()
+                .map(|x| b64(x.as_str().expect("base64 string element")))
                 .collect(),
         ),
         DType::Resource => panic!("resource in fixture"),
@@ -277,6 +288,7 @@ pub fn compare(got: &Tensor, want: &Tensor, atol: f32, rtol: f32) -> Result<(), 
             }
             Ok(())
         }
+        (Data::Str(g), Data::Str(w)) if g == w => Ok(()),
         (g, w) => Err(format!("values differ: got {g:?}, expected {w:?}")),
     }
 }
@@ -313,6 +325,7 @@ op_fixtures!(
     "resize",
     "softmax",
     "sparse",
+    "strings",
     "tfjs_grads",
     "tfjs_only",
     "uint8",
