@@ -41,16 +41,6 @@ const NOT_REGISTERED: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
-        "string",
-        "string tensors: the strings issue",
-        &[
-            "StaticRegexReplace",
-            "StringNGrams",
-            "StringSplit",
-            "StringToHashBucketFast",
-        ],
-    ),
-    (
         "tfdf",
         "TensorFlow Decision Forests inference: a separate runtime",
         &[

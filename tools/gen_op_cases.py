@@ -2203,6 +2203,60 @@ def gen_strings():
     case("gathernd_str", "GatherNd", {"params": w, "indices": c([[1, 0], [0, 2]])})
     case("broadcastto_str", "BroadcastTo", {"input": s(["u", "v"]), "shape": c([3, 2])})
 
+    lines = s(["hello world  foo", "", "a,b;;c", " lead", "x"])
+    case("split_space", "StringSplit", {"input": lines, "delimiter": s(" ")})
+    case("split_keep_empty", "StringSplit", {"input": lines, "delimiter": s(" ,;")}, {"skip_empty": False})
+    case("split_any_of", "StringSplit", {"input": lines, "delimiter": s(",;")})
+    case("split_bytes", "StringSplit", {"input": s(["ab", "", "\u00e9"]), "delimiter": s("")})
+    case("split_empty_batch", "StringSplit", {"input": s([]).astype(object).reshape(0), "delimiter": s(" ")})
+    case("split_not_vector", "StringSplit", {"input": s([["a"]]), "delimiter": s(" ")}, error=True)
+    case("split_delim_not_scalar", "StringSplit", {"input": s(["a"]), "delimiter": s([" "])}, error=True)
+
+    toks = s(["a", "b", "c", "d", "e", "f"])
+    ng = dict(separator=" ", left_pad="<", right_pad=">", pad_width=0, preserve_short_sequences=False)
+    case("ngrams_bigram", "StringNGrams", {"data": toks, "data_splits": c([0, 4, 4, 6], I64)},
+         dict(ng, ngram_widths=[2]))
+    case("ngrams_multi_pad_auto", "StringNGrams", {"data": toks, "data_splits": c([0, 1, 6], I64)},
+         dict(ng, ngram_widths=[1, 2, 3], pad_width=-1, separator="|"))
+    case("ngrams_pad_1", "StringNGrams", {"data": toks, "data_splits": c([0, 3, 6])},
+         dict(ng, ngram_widths=[3], pad_width=1))
+    case("ngrams_pad_wide", "StringNGrams", {"data": toks, "data_splits": c([0, 2, 6], I64)},
+         dict(ng, ngram_widths=[4], pad_width=3))
+    case("ngrams_preserve_short", "StringNGrams", {"data": toks, "data_splits": c([0, 2, 2, 6], I64)},
+         dict(ng, ngram_widths=[3, 5], preserve_short_sequences=True))
+    case("ngrams_preserve_short_padded", "StringNGrams", {"data": toks, "data_splits": c([0, 1, 6], I64)},
+         dict(ng, ngram_widths=[5], pad_width=1, preserve_short_sequences=True))
+    case("ngrams_preserve_short_auto_pad", "StringNGrams", {"data": toks, "data_splits": c([0, 1, 6], I64)},
+         dict(ng, ngram_widths=[9], pad_width=-1, preserve_short_sequences=True))
+    case("ngrams_bad_first_split", "StringNGrams", {"data": toks, "data_splits": c([1, 6], I64)},
+         dict(ng, ngram_widths=[2]), error=True)
+    case("ngrams_bad_last_split", "StringNGrams", {"data": toks, "data_splits": c([0, 5], I64)},
+         dict(ng, ngram_widths=[2]), error=True)
+    case("ngrams_decreasing_split", "StringNGrams", {"data": toks, "data_splits": c([0, 4, 3, 6], I64)},
+         dict(ng, ngram_widths=[2]), error=True)
+    case("ngrams_zero_width", "StringNGrams", {"data": toks, "data_splits": c([0, 6], I64)},
+         dict(ng, ngram_widths=[0]), error=True)
+
+    # Lengths across every FarmHash branch (0-16, 17-32, 33-64, over 64 with 1 or more 64-byte blocks).
+    words = [bytes((7 * k + 3 * j) % 256 for j in range(n)) for k, n in
+             enumerate([0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 50, 64, 65, 100, 128, 129, 200, 300])]
+    words += [b"hello", "caf\u00e9".encode(), b"the quick brown fox jumps over the lazy dog"]
+    case("hash_bucket_big", "StringToHashBucketFast", {"input": s(words)}, {"num_buckets": 2 ** 63 - 1})
+    case("hash_bucket_small", "StringToHashBucketFast", {"input": s([["a", "b"], ["c", ""]])}, {"num_buckets": 10})
+    case("hash_bucket_odd", "StringToHashBucketFast", {"input": s(words)}, {"num_buckets": 1000003})
+
+    txt = s([["Hello World", "aaa bbb"], ["", "caf\u00e9 au lait"]])
+    case("regex_global", "StaticRegexReplace", {"input": txt}, {"pattern": "[aeiou]", "rewrite": "_"})
+    case("regex_first", "StaticRegexReplace", {"input": txt}, {"pattern": "[aeiou]", "rewrite": "_",
+                                                              "replace_global": False})
+    case("regex_groups", "StaticRegexReplace", {"input": txt}, {"pattern": "(\\w+) (\\w+)",
+                                                               "rewrite": "\\2-\\1 [\\0] \\\\"})
+    case("regex_empty_matches", "StaticRegexReplace", {"input": s(["baaac", "", "xyz"])}, {"pattern": "a*", "rewrite": "-"})
+    case("regex_anchor", "StaticRegexReplace", {"input": s(["  pad  ", "x"])}, {"pattern": "^\\s+|\\s+$", "rewrite": ""})
+    case("regex_bad_pattern", "StaticRegexReplace", {"input": s(["a"])}, {"pattern": "(a", "rewrite": ""}, error=True)
+    case("regex_bad_group", "StaticRegexReplace", {"input": s(["a"])}, {"pattern": "(a)", "rewrite": "\\2"})
+    case("regex_bad_escape", "StaticRegexReplace", {"input": s(["a"])}, {"pattern": "(a)", "rewrite": "\\q"})
+
 
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,

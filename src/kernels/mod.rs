@@ -16,6 +16,7 @@ pub mod resource;
 pub mod segment;
 pub mod space_batch;
 pub mod spectral;
+pub mod strings;
 pub mod tensor_array;
 pub mod tfjs_only;
 pub mod vmath;
@@ -61,4 +62,5 @@ pub fn register_all(reg: &mut Registry) {
     segment::register(reg);
     complex::register(reg);
     spectral::register(reg);
+    strings::register(reg);
 }

@@ -206,13 +206,20 @@ pub fn tensor_from_json(v: &Value) -> Tensor {
     let d = match dtype {
         DType::Float32 => Data::F32(data.iter().map(|x| num(x) as f32).collect()),
         DType::Int32 => Data::I32(data.iter().map(|x| num(x) as i32).collect()),
-        DType::Int64 => Data::I64(data.iter().map(|x| num(x) as i64).collect()),
+        // Exact: an int64 read through f64 loses its low bits.
+        DType::Int64 => Data::I64(
+            data.iter()
+                .map(|x| x.as_i64().unwrap_or_else(|| num(x) as i64))
+                .collect(),
+        ),
         DType::Bool => Data::Bool(data.iter().map(|x| num(x) != 0.0).collect()),
         DType::UInt8 => Data::U8(data.iter().map(|x| num(x) as u8).collect()),
         // Interleaved (re, im) pairs.
         DType::Complex64 => Data::C64(
             data.chunks_exact(2)
                 .map(|p| C64::new(num(&p[0]) as f32, num(&p[1]) as f32))
+                .collect(),
+        ),
         DType::String => Data::Str(
             data.iter()
                 .map(|x| b64(x.as_str().expect("base64 string element")))
