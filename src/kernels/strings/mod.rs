@@ -1,10 +1,12 @@
 //! String ops (TF's string_ops family as the TF.js converter maps it): StringSplit, StringNGrams,
-//! StringToHashBucketFast (FarmHash Fingerprint64, `fingerprint`), StaticRegexReplace.
+//! StringToHashBucketFast (FarmHash Fingerprint64, `fingerprint`), StaticRegexReplace, and the
+//! lookup-table ops (`table`), whose keys are mostly strings.
 
 mod fingerprint;
 mod ngrams;
 mod regex_replace;
 mod split;
+mod table;
 
 use crate::ops::Registry;
 use crate::status::{invalid_argument, resource_exhausted, Result};
@@ -17,6 +19,7 @@ pub fn register(reg: &mut Registry) {
     ngrams::register(reg);
     fingerprint::register(reg);
     regex_replace::register(reg);
+    table::register(reg);
 }
 
 /// The single element of a scalar string input (StringSplit's delimiter).
