@@ -161,3 +161,42 @@ fn string_tensors_count_their_bytes() {
     drop(t);
     assert_eq!(ctx.memory().tensor_bytes, b0);
 }
+
+/// The converted strings_vocab model (tests/fixtures/models): its modelInitializer's table is made
+/// and filled on the first run, reused after, counted as a resource and released with the model.
+#[test]
+fn model_initializer_table_lives_with_the_model() {
+    use eager_wasm::model::GraphModel;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/models/strings_vocab");
+    let json = std::fs::read_to_string(dir.join("model.json")).unwrap();
+    let weights = std::fs::read(dir.join("group1-shard1of1.bin")).unwrap();
+    let mut ctx = EagerContext::default();
+    let before = ctx.memory();
+    let mut m = GraphModel::load(&mut ctx, &json, &weights, &mut |_, _| {}).unwrap();
+    // The resource input the initializer feeds is not a model input.
+    assert_eq!(m.inputs().len(), 1);
+    let feed = || vec![("text".to_string(), strs(&["the mat", "cat?"]))];
+    let ids = |out: &[Tensor]| {
+        let k = m
+            .outputs()
+            .iter()
+            .position(|o| o.tensor_name == "Identity_3:0")
+            .unwrap();
+        out[k].as_slice::<i64>().unwrap().to_vec()
+    };
+    let first = m.predict(&mut ctx, feed()).unwrap();
+    let tables = ctx.memory();
+    let second = m.predict(&mut ctx, feed()).unwrap();
+    assert_eq!(ids(&first), vec![1, 5, 2]);
+    assert_eq!(ids(&second), vec![1, 5, 2]);
+    // Refilling from the same weights made nothing new.
+    assert_eq!(ctx.memory().num_resources, tables.num_resources);
+    assert_eq!(ctx.memory().resource_bytes, tables.resource_bytes);
+    drop((first, second));
+    m.dispose(&mut ctx);
+    let after = ctx.memory();
+    assert_eq!(after.num_resources, before.num_resources);
+    assert_eq!(after.resource_bytes, before.resource_bytes);
+    assert_eq!(after.tensor_bytes, before.tensor_bytes);
+}

@@ -424,6 +424,8 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("bert_tiny"),
     model_fixture!("ragged_ops"),
     model_fixture!("frozen_no_inputs"),
+    // String tensors, a hash table from the converter's modelInitializer (tools/gen_models.py).
+    model_fixture!("strings_vocab"),
     // The benchmark zoo's small architectures at a smaller input (tools/gen_zoo.py).
     model_fixture!("zoo_blazeface"),
     model_fixture!("zoo_landmarks"),
