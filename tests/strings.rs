@@ -58,7 +58,7 @@ fn string_to_int64_table() {
     )
     .unwrap_err();
     assert_eq!(e.code, Code::FailedPrecondition);
-    let size = run(&mut ctx, "LookupTableSizeV2", &[t.clone()]).unwrap();
+    let size = run(&mut ctx, "LookupTableSizeV2", std::slice::from_ref(&t)).unwrap();
     assert_eq!(size[0].as_slice::<i64>().unwrap(), &[3]);
     let q = Tensor::from_strings(
         Shape::from_dims(&[2, 2]).unwrap(),
@@ -136,7 +136,7 @@ fn int64_to_string_table_and_duplicates() {
         out[0].strs().unwrap(),
         &[b"nine".to_vec(), b"?".to_vec(), b"seven".to_vec()]
     );
-    let size = run(&mut ctx, "LookupTableSizeV2", &[t.clone()]).unwrap();
+    let size = run(&mut ctx, "LookupTableSizeV2", std::slice::from_ref(&t)).unwrap();
     assert_eq!(size[0].as_slice::<i64>().unwrap(), &[2]);
     // Import replaces the contents.
     let k2 = Tensor::from_slice(&[1], &[1i64]).unwrap();
