@@ -296,6 +296,10 @@ function flattenStrings(values) {
     if (shape.length === MAX_RANK) throw invalid(`nested arrays are deeper than the largest rank, ${MAX_RANK}`);
     shape.push(level.length);
   }
+  // Checked before walking: a Proxy can claim any length.
+  if (shape.reduce((a, b) => a * b, 1) > MAX_NESTED) {
+    throw invalid(`nested arrays of shape [${shape.join(', ')}] hold more than ${MAX_NESTED} values`);
+  }
   const flat = [];
   const walk = (v, dim) => {
     if (dim === shape.length) {
@@ -353,9 +357,13 @@ function dtypeOfValue(v) {
  */
 export function tensorValues(values, shape, dtype) {
   if (dtype === 'string' || ((dtype === undefined || dtype === null) && firstLeafIsString(values))) {
-    const [flat, inferred] = flattenStrings(values);
-    const dims = shape === undefined || shape === null ? inferred : dimsOf(shape, 'shape');
-    return { typed: packStrings(flat), dims, dtype: 'string' };
+    try {
+      const [flat, inferred] = flattenStrings(values);
+      const dims = shape === undefined || shape === null ? inferred : dimsOf(shape, 'shape');
+      return { typed: packStrings(flat), dims, dtype: 'string' };
+    } catch (e) {
+      throw e instanceof EagerError ? e : invalid(`the string values could not be read: ${messageOf(e)}`, e);
+    }
   }
   if (dtype !== undefined && dtype !== null && (typeof dtype !== 'string' || !hasOwn(TYPED, dtype))) {
     const shown = typeof dtype === 'string' ? `'${dtype}'` : `a ${typeof dtype}`;
