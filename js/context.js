@@ -143,6 +143,9 @@ export class EagerContext {
    * int64), or the 3rd argument. Values are converted exactly or refused (InvalidArgument).
    * 'complex64' takes (real, imaginary) pairs interleaved, as dataSync() and arraySync() give
    * them: `shape` is the logical shape (half the values' count).
+   * int64), or the 3rd argument. Values are converted exactly or refused (InvalidArgument). A
+   * string tensor: from strings (stored as their UTF-8 bytes), or with dtype 'string' from
+   * Uint8Arrays (raw bytes, one per element) and strings mixed.
    */
   tensor(values, shape, dtype) {
     const t = tensorValues(values, shape, dtype);
@@ -150,7 +153,10 @@ export class EagerContext {
     const v = ioFor(dims.length);
     for (let i = 0; i < dims.length; i++) v[i] = dims[i];
     const complex = t.dtype === 'complex64';
-    const handle = callWasm(() => this._w.tensor(t.typed, dims.length, complex), STACK_OP);
+    const handle =
+      t.dtype === 'string'
+        ? callWasm(() => this._w.tensorStrings(t.typed, dims.length), STACK_OP)
+        : callWasm(() => this._w.tensor(t.typed, dims.length, complex), STACK_OP);
     return new Tensor(this, handle, t.dtype, dims);
   }
 

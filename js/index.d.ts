@@ -26,8 +26,8 @@ export class EagerError extends Error {
  * 'complex64' only when asked for: (real, imaginary) float pairs, interleaved.
  */
 export type DType = 'float32' | 'int32' | 'int64' | 'bool' | 'uint8' | 'complex64';
-/** dtype of a tensor: a variable handle made by VarHandleOp has dtype 'resource'. */
-export type TensorDType = DType | 'resource';
+/** dtype of a tensor: a variable handle made by VarHandleOp has dtype 'resource'; byte strings 'string'. */
+export type TensorDType = DType | 'resource' | 'string';
 /** Every dtype a Tensor can have (TF.js's name for it). */
 export type DataType = TensorDType;
 
@@ -47,6 +47,8 @@ export type TypedArray =
 export type ScalarLike = number | boolean | bigint;
 export type NestedArray = ScalarLike[] | TypedArray[] | NestedArray[];
 export type TensorLike = TypedArray | NestedArray | ScalarLike;
+/** Values of a string tensor: strings (UTF-8) or Uint8Arrays (raw bytes), nested. */
+export type StringLike = string | Nested<string | Uint8Array>[];
 
 /** What `dataSync()` returns for each dtype. */
 export type DataTypeMap = {
@@ -57,6 +59,8 @@ export type DataTypeMap = {
   uint8: Uint8Array;
   /** 2 * size floats: real and imaginary parts interleaved (as TF.js). */
   complex64: Float32Array;
+  /** Each element's bytes decoded as UTF-8 (`bytesSync()` has the exact bytes). */
+  string: string[];
   resource: never;
 };
 
@@ -69,6 +73,7 @@ export type ElementTypeMap = {
   uint8: number;
   /** Innermost rows hold (real, imaginary) pairs, interleaved (as TF.js); a scalar gives its real part. */
   complex64: number;
+  string: string;
   resource: never;
 };
 /** Values of type T nested to any depth (a scalar is depth 0). */
@@ -164,6 +169,9 @@ export class Tensor<D extends DataType = DataType> {
   /** A copy of the values. Throws EagerError('FailedPrecondition') once disposed. */
   dataSync(): DataTypeMap[D];
   data(): Promise<DataTypeMap[D]>;
+  /** A string tensor's elements as their exact bytes; EagerError('InvalidArgument') for other dtypes. */
+  bytesSync(): Uint8Array[];
+  bytes(): Promise<Uint8Array[]>;
   /**
    * Copies the values into the start of `target` without allocating and returns `target`. It must
    * be the dtype's array type (Float32Array, Int32Array, BigInt64Array for int64, Uint8Array for
@@ -830,6 +838,8 @@ export class EagerContext {
    * them; `shape` is then the logical shape (half the number of values).
    */
   tensor<T extends DType>(values: TensorLike, shape: number[] | null | undefined, dtype: T): Tensor<T>;
+  /** A string tensor: strings (stored as UTF-8) or Uint8Arrays (raw bytes), nested. */
+  tensor(values: StringLike, shape?: number[] | null, dtype?: 'string'): Tensor<'string'>;
   tensor(values: Float32Like, shape?: number[] | null): Tensor<'float32'>;
   tensor(values: Int32Like, shape?: number[] | null): Tensor<'int32'>;
   tensor(values: Int64Like, shape?: number[] | null): Tensor<'int64'>;

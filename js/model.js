@@ -99,7 +99,10 @@ export class GraphModel {
         }
         const dims = info.shape.map((d) => (d < 0 ? 1 : d));
         const n = dims.reduce((a, b) => a * b, 1);
-        const values = new (ZEROS[info.dtype] ?? Float32Array)(info.dtype === 'complex64' ? 2 * n : n);
+        const values =
+          info.dtype === 'string'
+            ? new Array(n).fill('')
+            : new (ZEROS[info.dtype] ?? Float32Array)(info.dtype === 'complex64' ? 2 * n : n);
         feeds[info.name] = this.context.tensor(values, dims, info.dtype);
       }
       const out = this.predict(feeds);

@@ -5,7 +5,8 @@ import { tensorData, tensorDispose, tensorIsLive, tensorReadInto } from './eager
 import { EagerError, STACK_OP, callWasm } from './errors.js';
 import { MAX_RANK, describe, dimsOf, freshView, invalid, messageOf, typedArrayKind } from './snapshot.js';
 
-export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8', 'complex64'];
+// By the runtime's dtype code (src/bindings/tensor.rs dtype_code).
+export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8', 'complex64', 'string'];
 
 
 // Backup release for tensors that are garbage-collected without dispose(). Stale handles (already
@@ -98,12 +99,27 @@ export class Tensor {
 
   /**
    * A copy of the values: Float32Array, Int32Array, BigInt64Array (int64), Uint8Array (bool,
-   * uint8), or for complex64 a Float32Array of 2 * size floats, real and imaginary parts
-   * interleaved (as TF.js).
+   * uint8), for complex64 a Float32Array of 2 * size floats, real and imaginary parts
+   * interleaved (as TF.js), for string an array of strings (each element's bytes decoded as
+   * UTF-8, invalid sequences as U+FFFD; bytesSync() has the exact bytes).
    */
   dataSync() {
     const h = this.#handle;
-    return callWasm(() => tensorData(h), STACK_OP);
+    const d = callWasm(() => tensorData(h), STACK_OP);
+    if (this.dtype !== 'string') return d;
+    const decoder = new TextDecoder();
+    return unpackStrings(d).map((b) => decoder.decode(b));
+  }
+
+  /** A string tensor's elements as their exact bytes (one Uint8Array each), as TF.js holds them. */
+  bytesSync() {
+    if (this.dtype !== 'string') throw invalid(`bytesSync: a ${this.dtype} tensor has no string elements; use dataSync()`);
+    const h = this.#handle;
+    return unpackStrings(callWasm(() => tensorData(h), STACK_OP));
+  }
+
+  async bytes() {
+    return this.bytesSync();
   }
 
   async data() {
@@ -129,13 +145,13 @@ export class Tensor {
   }
 
   /**
-   * The values as nested arrays (numbers, bigints for int64, booleans for bool). complex64 as
-   * TF.js gives it: the innermost rows hold interleaved (real, imaginary) pairs, twice as long as
-   * the last dim; a scalar gives its real part.
+   * The values as nested arrays (numbers, bigints for int64, booleans for bool, strings for
+   * string). complex64 as TF.js gives it: the innermost rows hold interleaved (real, imaginary)
+   * pairs, twice as long as the last dim; a scalar gives its real part.
    */
   arraySync() {
     const d = this.dataSync();
-    const flat = this.dtype === 'bool' ? Array.from(d, (x) => x !== 0) : Array.from(d);
+    const flat = this.dtype === 'bool' ? Array.from(d, (x) => x !== 0) : d instanceof Array ? d : Array.from(d);
     if (this.dtype === 'complex64') {
       if (this.shape.length === 0) return flat[0];
       const shape = this.shape.slice();
@@ -239,6 +255,65 @@ function formatValues(data, dtype, shape, indent) {
 /** The typed array kind readInto() copies each dtype into. */
 const READ_INTO = { float32: 'Float32Array', int32: 'Int32Array', int64: 'BigInt64Array', bool: 'Uint8Array', complex64: 'Float32Array' };
 
+/** The elements of a packed string buffer (each a 4-byte little-endian length, then the bytes). */
+function unpackStrings(packed) {
+  const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+  const out = [];
+  for (let p = 0; p < packed.length; ) {
+    const len = view.getUint32(p, true);
+    out.push(packed.slice(p + 4, p + 4 + len));
+    p += 4 + len;
+  }
+  return out;
+}
+
+/**
+ * String elements (strings, encoded as UTF-8, or Uint8Arrays of raw bytes) packed as the runtime
+ * reads them: a 4-byte little-endian length, then the bytes, per element.
+ */
+function packStrings(flat) {
+  const encoder = new TextEncoder();
+  const parts = flat.map((x, i) => {
+    if (typeof x === 'string') return encoder.encode(x);
+    if (typedArrayKind(x) === 'Uint8Array') return freshView(x, 'Uint8Array', 'a string element');
+    throw cannot('string', i, x, ' (a string or a Uint8Array of bytes is needed)');
+  });
+  const out = new Uint8Array(parts.reduce((n, b) => n + 4 + b.length, 0));
+  const view = new DataView(out.buffer);
+  let p = 0;
+  for (const b of parts) {
+    view.setUint32(p, b.length, true);
+    out.set(b, p + 4);
+    p += 4 + b.length;
+  }
+  return out;
+}
+
+/** Nested plain arrays of string elements (strings or Uint8Arrays, which are leaves here) flattened. */
+function flattenStrings(values) {
+  const shape = [];
+  for (let level = values; Array.isArray(level); level = level[0]) {
+    if (shape.length === MAX_RANK) throw invalid(`nested arrays are deeper than the largest rank, ${MAX_RANK}`);
+    shape.push(level.length);
+  }
+  // Checked before walking: a Proxy can claim any length.
+  if (shape.reduce((a, b) => a * b, 1) > MAX_NESTED) {
+    throw invalid(`nested arrays of shape [${shape.join(', ')}] hold more than ${MAX_NESTED} values`);
+  }
+  const flat = [];
+  const walk = (v, dim) => {
+    if (dim === shape.length) {
+      if (Array.isArray(v)) throw badNesting(shape);
+      flat.push(v);
+      return;
+    }
+    if (!Array.isArray(v) || v.length !== shape[dim]) throw badNesting(shape);
+    for (let i = 0; i < shape[dim]; i++) walk(v[i], dim + 1);
+  };
+  walk(values, 0);
+  return [flat, shape];
+}
+
 function nest(flat, shape, dim, offset) {
   if (dim === shape.length) return [flat[offset], offset + 1];
   const out = new Array(shape[dim]);
@@ -281,9 +356,18 @@ function dtypeOfValue(v) {
  * dtype (a fresh view of the caller's memory, or a converted copy) and a plain array of dims.
  */
 export function tensorValues(values, shape, dtype) {
+  if (dtype === 'string' || ((dtype === undefined || dtype === null) && firstLeafIsString(values))) {
+    try {
+      const [flat, inferred] = flattenStrings(values);
+      const dims = shape === undefined || shape === null ? inferred : dimsOf(shape, 'shape');
+      return { typed: packStrings(flat), dims, dtype: 'string' };
+    } catch (e) {
+      throw e instanceof EagerError ? e : invalid(`the string values could not be read: ${messageOf(e)}`, e);
+    }
+  }
   if (dtype !== undefined && dtype !== null && (typeof dtype !== 'string' || !hasOwn(TYPED, dtype))) {
     const shown = typeof dtype === 'string' ? `'${dtype}'` : `a ${typeof dtype}`;
-    throw invalid(`unsupported dtype ${shown} (supported: ${Object.keys(TYPED).join(', ')})`);
+    throw invalid(`unsupported dtype ${shown} (supported: ${Object.keys(TYPED).join(', ')}, string)`);
   }
   let flat;
   let inferred;
@@ -325,6 +409,13 @@ function complexDims(inferred, length) {
   const dims = inferred.slice();
   dims[dims.length - 1] /= 2;
   return dims;
+}
+
+/** Whether `values` is a string or nested plain arrays whose first element is one. */
+function firstLeafIsString(values) {
+  let v = values;
+  while (isArrayOrFalse(v)) v = v[0];
+  return typeof v === 'string';
 }
 
 /** Array.isArray, false for a revoked Proxy (which makes it throw). */

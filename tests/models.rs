@@ -73,6 +73,7 @@ model_tests! {
     ragged_ops_match_tf: "ragged_ops",
     complex_fft_matches_tf: "complex_fft",
     frozen_no_inputs_matches_tf: "frozen_no_inputs",
+    strings_vocab_matches_tf: "strings_vocab",
     zoo_blazeface_matches_tf: "zoo_blazeface",
     zoo_landmarks_matches_tf: "zoo_landmarks",
     zoo_unet_matches_tf: "zoo_unet",

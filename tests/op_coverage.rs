@@ -25,32 +25,6 @@ const NOT_REGISTERED: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
-        "hash_table",
-        "hash tables hold strings: the strings issue",
-        &[
-            "HashTable",
-            "HashTableV2",
-            "InitializeTable",
-            "InitializeTableV2",
-            "LookupTableFind",
-            "LookupTableFindV2",
-            "LookupTableImport",
-            "LookupTableImportV2",
-            "LookupTableSize",
-            "LookupTableSizeV2",
-        ],
-    ),
-    (
-        "string",
-        "string tensors: the strings issue",
-        &[
-            "StaticRegexReplace",
-            "StringNGrams",
-            "StringSplit",
-            "StringToHashBucketFast",
-        ],
-    ),
-    (
         "tfdf",
         "TensorFlow Decision Forests inference: a separate runtime",
         &[

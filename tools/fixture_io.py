@@ -5,9 +5,11 @@ order; a complex64 tensor's `data` holds (real, imaginary) float pairs, interlea
 per element; `shape` is the logical shape).  float32 values are written with the shortest decimal that round-trips
 to the same float32 (numpy's str of an np.float32), so parsing the number as
 f32 (or as f64 then casting to f32) gives back the exact value.  Non-finite
-values are refused (JSON has no NaN/Infinity).
+values are refused (JSON has no NaN/Infinity).  string tensors (numpy bytes or
+object arrays) are written with dtype "string" and each element's bytes in base64.
 """
 
+import base64
 import json
 
 import numpy as np
@@ -59,6 +61,10 @@ class _Raw:
 
 def tensor(arr):
     arr = np.asarray(arr)
+    if arr.dtype.kind in "OSU":
+        elems = [x.encode() if isinstance(x, str) else bytes(x) for x in arr.reshape(-1)]
+        return {"dtype": "string", "shape": [int(d) for d in arr.shape],
+                "data": [base64.b64encode(x).decode() for x in elems]}
     if arr.dtype == np.float64:
         raise TypeError("float64 tensor in fixture; cast explicitly")
     return {

@@ -666,6 +666,51 @@ def gen_frozen(name, tmp):
 
 
 # quantized variants: name -> (base model, converter flags, dequantization kind)
+class StringsVocab(tf.Module):
+    """Text preprocessing in the graph: regex cleanup, StringSplit, a StaticHashTable vocabulary
+    (the converter's modelInitializer), n-grams and hash buckets; fed raw strings."""
+
+    def __init__(self):
+        self.table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(["the", "cat", "sat", "on", "mat", "caf\u00e9"]),
+                tf.constant([1, 2, 3, 4, 5, 6], tf.int64)),
+            default_value=-1)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.string, name="text")])
+    def serve(self, text):
+        low = tf.strings.regex_replace(text, "[^a-z\u00e9 ]", "")
+        sp = tf.compat.v1.string_split(low, " ")
+        grams = tf.strings.ngrams(sp.values, [1, 2], separator="_", pad_values=("<s>", "</s>"))
+        return {"ids": self.table.lookup(sp.values), "indices": sp.indices, "dense_shape": sp.dense_shape,
+                "buckets": tf.strings.to_hash_bucket_fast(grams, 1000), "grams": grams}
+
+
+def gen_strings_vocab(tmp):
+    """strings_vocab: TF.js's python graph runner has no string ops, so TF's outputs are the only
+    reference; the table handle input (a resourceId) is left out of reference.json."""
+    name = "strings_vocab"
+    inputs = {"text": np.array([b"The cat sat!", b"", b"on the caf\xc3\xa9 mat, the end"], dtype=object)}
+    sdir = os.path.join(tmp, name + "_saved")
+    save(StringsVocab(), sdir)
+    outs, fn = reference(sdir, inputs)
+    cdir = os.path.join(tmp, name + "_tfjs")
+    convert(sdir, cdir)
+    dest = os.path.join(OUT, name)
+    install(cdir, dest)
+    mj = json.load(open(os.path.join(dest, "model.json")))
+    assert "modelInitializer" in mj, "the converter no longer writes a modelInitializer"
+    sig_out = mj["signature"]["outputs"]
+    out_names = [t.name for t in fn.outputs]
+    out_keys = sorted(fn.structured_outputs.keys())
+    ref_out = {k: outs[k] if k in outs else outs[out_keys[out_names.index(k)]] for k in sig_out}
+    write_reference(os.path.join(dest, "reference.json"), inputs, ref_out)
+    print("%s: %d nodes, ops: %s" % (name, len(mj["modelTopology"]["node"]), " ".join(model_ops(mj))))
+
+
+SPECIAL = {"strings_vocab": gen_strings_vocab}
+
+
 QUANTIZED = {
     "mlp_uint8": ("mlp", ["--quantize_uint8", "*"]),
     "mlp_float16": ("mlp", ["--quantize_float16", "*"]),
@@ -767,7 +812,7 @@ def check_close(name, got, want, rtol, atol):
 
 
 def main(argv):
-    wanted = argv or list(MODELS) + list(QUANTIZED) + list(FROZEN)
+    wanted = argv or list(MODELS) + list(QUANTIZED) + list(FROZEN) + list(SPECIAL)
     os.makedirs(OUT, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="gen_models_")
     built = {}
@@ -775,6 +820,9 @@ def main(argv):
         for name in wanted:
             if name in FROZEN:
                 gen_frozen(name, tmp)
+                continue
+            if name in SPECIAL:
+                SPECIAL[name](tmp)
                 continue
             base = QUANTIZED[name][0] if name in QUANTIZED else name
             if base not in built:

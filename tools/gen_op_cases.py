@@ -9,7 +9,8 @@ Each file is a JSON array of cases:
   {"name", "op", "attrs": {attr: AttrValue JSON as in a TF.js model.json},
    "inputs": [tensor...], "outputs": [tensor...]}          -- or, for failures,
   {"name", "op", "attrs", "inputs", "error": "InvalidArgument"}
-tensor = {"dtype": "float32"|"int32"|"int64"|"bool", "shape": [...], "data": [flat]}.
+tensor = {"dtype": "float32"|"int32"|"int64"|"bool", "shape": [...], "data": [flat]}
+(string tensors: "data" holds each element's bytes in base64).
 
 `inputs` are in the NodeDef's input order (the order a model.json node lists
 them), list inputs (ConcatV2 values, Pack values, IdentityN input) flattened.  `attrs` are every
@@ -81,6 +82,14 @@ def c(v, dt=I32):
     return np.array(v, dtype=dt)
 
 
+def s(v):
+    """A string tensor: nested lists of str (UTF-8) or bytes, kept exact (object dtype: numpy's
+    bytes dtype would drop trailing NULs)."""
+    a = np.array(v, dtype=object)
+    return np.vectorize(lambda x: x.encode() if isinstance(x, str) else x, otypes=[object])(a) \
+        if a.size else a
+
+
 # ---------------------------------------------------------------------------
 
 CASES = {}      # family -> list of case dicts
@@ -120,7 +129,7 @@ def _graph_node_ranked(op, kw, attrs, ranked):
             vals = v if isinstance(v, list) else [v]
             phs = []
             for x in vals:
-                ph = tf.compat.v1.placeholder(tf.as_dtype(x.dtype),
+                ph = tf.compat.v1.placeholder(tf.string if x.dtype.kind in "OSU" else tf.as_dtype(x.dtype),
                                               {"none": None, "rank": [None] * x.ndim,
                                                "full": x.shape}[ranked])
                 by_name[ph.name] = x
@@ -2164,11 +2173,97 @@ def gen_tfjs_grads():
     fixture_io.NONFINITE_AS_STRINGS = False
 
 
+def gen_strings():
+    family("strings")
+    w = s([["a", "bc", ""], ["d\u00e9", b"\xff\x00", "fgh"]])
+    case("identity_str", "Identity", {"input": w})
+    case("reshape_str", "Reshape", {"tensor": w, "shape": c([3, -1])})
+    case("expanddims_str", "ExpandDims", {"input": w, "axis": c(1)})
+    case("squeeze_str", "Squeeze", {"input": s([["x"], ["y"]])}, {"axis": [1]})
+    case("gatherv2_str", "GatherV2", {"params": w, "indices": c([2, 0, 2]), "axis": c(1)})
+    case("gatherv2_str_out_of_range", "GatherV2", {"params": w, "indices": c([3]), "axis": c(1)}, error=True)
+    case("concat_str", "ConcatV2", {"values": [w, s([["q", "r", "s"]])], "axis": c(0)})
+    case("concat_str_bad_shape", "ConcatV2", {"values": [w, s([["q", "r"]])], "axis": c(0)}, error=True)
+    case("pack_str", "Pack", {"values": [s(["a", "b"]), s(["c", "d"])]}, {"axis": 1})
+    case("unpack_str", "Unpack", {"value": w}, {"num": 3, "axis": 1})
+    case("slice_str", "Slice", {"input": w, "begin": c([0, 1]), "size": c([2, -1])})
+    case("stridedslice_str", "StridedSlice",
+         {"input": w, "begin": c([1, 2]), "end": c([-3, -4]), "strides": c([-1, -1])})
+    case("tile_str", "Tile", {"input": w, "multiples": c([2, 2])})
+    case("transpose_str", "Transpose", {"x": w, "perm": c([1, 0])})
+    case("fill_str", "Fill", {"dims": c([2, 3]), "value": s(b"ab\x00")})
+    case("fill_str_not_scalar", "Fill", {"dims": c([2]), "value": s(["a", "b"])}, error=True)
+    case("equal_str", "Equal", {"x": w, "y": s(["a", "x", ""])})
+    case("notequal_str", "NotEqual", {"x": w, "y": s("fgh")})
+    case("equal_str_bad_shape", "Equal", {"x": w, "y": s(["a", "b"])}, error=True)
+    case("selectv2_str", "SelectV2", {"condition": c([True, False, True], B), "t": w, "e": s("-")})
+    case("select_str", "Select", {"condition": c([True, False], B), "x": w, "y": s([["1", "2", "3"], ["4", "5", "6"]])})
+    case("reversev2_str", "ReverseV2", {"tensor": w, "axis": c([1])})
+    case("split_str", "Split", {"axis": c(1), "value": w}, {"num_split": 3})
+    case("gathernd_str", "GatherNd", {"params": w, "indices": c([[1, 0], [0, 2]])})
+    case("broadcastto_str", "BroadcastTo", {"input": s(["u", "v"]), "shape": c([3, 2])})
+
+    lines = s(["hello world  foo", "", "a,b;;c", " lead", "x"])
+    case("split_space", "StringSplit", {"input": lines, "delimiter": s(" ")})
+    case("split_keep_empty", "StringSplit", {"input": lines, "delimiter": s(" ,;")}, {"skip_empty": False})
+    case("split_any_of", "StringSplit", {"input": lines, "delimiter": s(",;")})
+    case("split_bytes", "StringSplit", {"input": s(["ab", "", "\u00e9"]), "delimiter": s("")})
+    case("split_empty_batch", "StringSplit", {"input": s([]).astype(object).reshape(0), "delimiter": s(" ")})
+    case("split_not_vector", "StringSplit", {"input": s([["a"]]), "delimiter": s(" ")}, error=True)
+    case("split_delim_not_scalar", "StringSplit", {"input": s(["a"]), "delimiter": s([" "])}, error=True)
+
+    toks = s(["a", "b", "c", "d", "e", "f"])
+    ng = dict(separator=" ", left_pad="<", right_pad=">", pad_width=0, preserve_short_sequences=False)
+    case("ngrams_bigram", "StringNGrams", {"data": toks, "data_splits": c([0, 4, 4, 6], I64)},
+         dict(ng, ngram_widths=[2]))
+    case("ngrams_multi_pad_auto", "StringNGrams", {"data": toks, "data_splits": c([0, 1, 6], I64)},
+         dict(ng, ngram_widths=[1, 2, 3], pad_width=-1, separator="|"))
+    case("ngrams_pad_1", "StringNGrams", {"data": toks, "data_splits": c([0, 3, 6])},
+         dict(ng, ngram_widths=[3], pad_width=1))
+    case("ngrams_pad_wide", "StringNGrams", {"data": toks, "data_splits": c([0, 2, 6], I64)},
+         dict(ng, ngram_widths=[4], pad_width=3))
+    case("ngrams_preserve_short", "StringNGrams", {"data": toks, "data_splits": c([0, 2, 2, 6], I64)},
+         dict(ng, ngram_widths=[3, 5], preserve_short_sequences=True))
+    case("ngrams_preserve_short_padded", "StringNGrams", {"data": toks, "data_splits": c([0, 1, 6], I64)},
+         dict(ng, ngram_widths=[5], pad_width=1, preserve_short_sequences=True))
+    case("ngrams_preserve_short_auto_pad", "StringNGrams", {"data": toks, "data_splits": c([0, 1, 6], I64)},
+         dict(ng, ngram_widths=[9], pad_width=-1, preserve_short_sequences=True))
+    case("ngrams_bad_first_split", "StringNGrams", {"data": toks, "data_splits": c([1, 6], I64)},
+         dict(ng, ngram_widths=[2]), error=True)
+    case("ngrams_bad_last_split", "StringNGrams", {"data": toks, "data_splits": c([0, 5], I64)},
+         dict(ng, ngram_widths=[2]), error=True)
+    case("ngrams_decreasing_split", "StringNGrams", {"data": toks, "data_splits": c([0, 4, 3, 6], I64)},
+         dict(ng, ngram_widths=[2]), error=True)
+    case("ngrams_zero_width", "StringNGrams", {"data": toks, "data_splits": c([0, 6], I64)},
+         dict(ng, ngram_widths=[0]), error=True)
+
+    # Lengths across every FarmHash branch (0-16, 17-32, 33-64, over 64 with 1 or more 64-byte blocks).
+    words = [bytes((7 * k + 3 * j) % 256 for j in range(n)) for k, n in
+             enumerate([0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 50, 64, 65, 100, 128, 129, 200, 300])]
+    words += [b"hello", "caf\u00e9".encode(), b"the quick brown fox jumps over the lazy dog"]
+    case("hash_bucket_big", "StringToHashBucketFast", {"input": s(words)}, {"num_buckets": 2 ** 63 - 1})
+    case("hash_bucket_small", "StringToHashBucketFast", {"input": s([["a", "b"], ["c", ""]])}, {"num_buckets": 10})
+    case("hash_bucket_odd", "StringToHashBucketFast", {"input": s(words)}, {"num_buckets": 1000003})
+
+    txt = s([["Hello World", "aaa bbb"], ["", "caf\u00e9 au lait"]])
+    case("regex_global", "StaticRegexReplace", {"input": txt}, {"pattern": "[aeiou]", "rewrite": "_"})
+    case("regex_first", "StaticRegexReplace", {"input": txt}, {"pattern": "[aeiou]", "rewrite": "_",
+                                                              "replace_global": False})
+    case("regex_groups", "StaticRegexReplace", {"input": txt}, {"pattern": "(\\w+) (\\w+)",
+                                                               "rewrite": "\\2-\\1 [\\0] \\\\"})
+    case("regex_empty_matches", "StaticRegexReplace", {"input": s(["baaac", "", "xyz"])}, {"pattern": "a*", "rewrite": "-"})
+    case("regex_anchor", "StaticRegexReplace", {"input": s(["  pad  ", "x"])}, {"pattern": "^\\s+|\\s+$", "rewrite": ""})
+    case("regex_bad_pattern", "StaticRegexReplace", {"input": s(["a"])}, {"pattern": "(a", "rewrite": ""}, error=True)
+    case("regex_bad_group", "StaticRegexReplace", {"input": s(["a"])}, {"pattern": "(a)", "rewrite": "\\2"})
+    case("regex_bad_escape", "StaticRegexReplace", {"input": s(["a"])}, {"pattern": "(a)", "rewrite": "\\q"})
+
+
 GENERATORS = [gen_matmul, gen_conv, gen_pool, gen_batchnorm, gen_binary, gen_unary,
               gen_softmax, gen_reduce, gen_array, gen_compare, gen_resize, gen_math_extra,
               gen_gather_nd, gen_dynamic, gen_array_extra, gen_conv_transpose, gen_image_extra,
               gen_uint8, gen_einsum, gen_math_more, gen_sparse, gen_image_more, gen_tfjs_only,
-              gen_volume, gen_ragged, gen_grads, gen_tfjs_grads, gen_complex]
+              gen_volume, gen_ragged, gen_grads, gen_tfjs_grads, gen_complex,
+              gen_strings]
 
 
 def main():

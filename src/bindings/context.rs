@@ -7,7 +7,7 @@ use super::cell::EpochCell;
 use super::errors::{headroom, js, not_an_object, JsResult};
 use super::memory::{cache_stats, memory_report};
 use super::state::{emit, gather, CtxState, WasmContext};
-use super::tensor::{compact_table, tensor_from_js, with_table};
+use super::tensor::{compact_table, string_tensor_from_js, tensor_from_js, with_table};
 use crate::eager::kernel_cache::default_exclusions;
 use crate::eager::{CacheOptions, ContextOptions, EagerContext, ResourceNaming};
 use crate::ops::{AttrValue, OpDef};
@@ -110,6 +110,16 @@ impl WasmContext {
         self.state.with(|_| Ok(())).map_err(js)?;
         headroom().map_err(js)?;
         let t = tensor_from_js(values, rank, complex).map_err(js)?;
+        with_table(|tb| tb.insert(self.state.id, t)).map_err(js)
+    }
+
+    /// A string tensor from its elements length-prefixed in `packed` (4-byte little-endian length,
+    /// then the bytes) and the `rank` dims in io; returns its handle.
+    #[wasm_bindgen(js_name = tensorStrings)]
+    pub fn tensor_strings(&self, packed: &[u8], rank: u32) -> JsResult<f64> {
+        self.state.with(|_| Ok(())).map_err(js)?;
+        headroom().map_err(js)?;
+        let t = string_tensor_from_js(packed, rank).map_err(js)?;
         with_table(|tb| tb.insert(self.state.id, t)).map_err(js)
     }
 

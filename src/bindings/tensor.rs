@@ -11,6 +11,7 @@ use super::cell::EpochCell;
 use super::errors::{describe, js, JsResult};
 use crate::handles::{is_handle, Full, Handles, MAX_SLOTS};
 use crate::status::{failed_precondition, invalid_argument, resource_exhausted, Result, Status};
+use crate::tensor::{decode_strings, encode_strings, try_alloc, DType, Data, Shape, Tensor};
 use crate::tensor::{try_alloc, DType, Data, Shape, Tensor, C64};
 use js_sys::{BigInt64Array, Float32Array, Int32Array, Uint8Array, Uint8ClampedArray};
 use wasm_bindgen::prelude::*;
@@ -186,6 +187,7 @@ pub(crate) fn dtype_code(d: DType) -> u32 {
         DType::Resource => 4,
         DType::UInt8 => 5,
         DType::Complex64 => 6,
+        DType::String => 7,
     }
 }
 
@@ -207,6 +209,9 @@ pub fn tensor_info(h: f64) -> JsResult<u32> {
         Ok(dims.len() as u32)
     })
 }
+
+const STRINGS_HAVE_NO_TYPED_ARRAY: &str =
+    "readInto: a string tensor has no typed array; read it with dataSync() or bytesSync()";
 
 const RESOURCE_HAS_NO_DATA: &str =
     "a resource tensor (variable handle) has no readable data; read it with ReadVariableOp";
@@ -278,6 +283,7 @@ pub fn tensor_read_into(h: f64, target: &JsValue) -> JsResult<u32> {
                     .copy_from(&interleaved(v).map_err(js)?);
             }
             Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
+            Data::Str(_) => return Err(js(invalid_argument(STRINGS_HAVE_NO_TYPED_ARRAY))),
         }
         Ok(n as u32)
     }
@@ -299,6 +305,8 @@ fn interleaved(v: &[C64]) -> Result<Vec<f32>> {
 
 /// A copy of the tensor's elements as a typed array of its dtype (bool -> Uint8Array, complex64
 /// -> Float32Array of interleaved (re, im) pairs, twice the element count long).
+/// A copy of the tensor's elements as a typed array of its dtype (bool -> Uint8Array; string ->
+/// one Uint8Array of the elements, each a 4-byte little-endian length and its bytes).
 #[wasm_bindgen(js_name = tensorData)]
 pub fn tensor_data(h: f64) -> JsResult<JsValue> {
     // A clone, so that no borrow is held while JS allocates the array (which can throw).
@@ -310,6 +318,7 @@ pub fn tensor_data(h: f64) -> JsResult<JsValue> {
         Data::Bool(v) => Uint8Array::from(bool_bytes(v).as_slice()).into(),
         Data::U8(v) => Uint8Array::from(v.as_slice()).into(),
         Data::C64(v) => Float32Array::from(interleaved(v).map_err(js)?.as_slice()).into(),
+        Data::Str(v) => Uint8Array::from(encode_strings(v).map_err(js)?.as_slice()).into(),
         Data::Resource(_) => return Err(js(invalid_argument(RESOURCE_HAS_NO_DATA))),
     })
 }
@@ -480,4 +489,11 @@ pub(crate) fn tensor_from_js(values: &JsValue, rank: u32, complex: bool) -> Resu
         )));
     };
     Tensor::new(shape, data)
+}
+
+/// A string tensor from its elements length-prefixed in `packed` (as `tensorData` writes them) and
+/// a shape in io[0..rank].
+pub(crate) fn string_tensor_from_js(packed: &[u8], rank: u32) -> Result<Tensor> {
+    let shape = shape_from_io(rank)?;
+    Tensor::from_strings(shape.clone(), decode_strings(packed, shape.num_elements())?)
 }

@@ -82,6 +82,9 @@ fn render_tensor(t: &Tensor) -> String {
             Data::Bool(v) => v.get(shown).map(bool::to_string),
             Data::U8(v) => v.get(shown).map(u8::to_string),
             Data::C64(v) => v.get(shown).map(|c| format!("{}{:+}i", c.re, c.im)),
+            Data::Str(v) => v
+                .get(shown)
+                .map(|b| format!("{:?}", String::from_utf8_lossy(b))),
             Data::Resource(_) => None,
         };
         let Some(value) = value else { break };

@@ -30,6 +30,16 @@ const NUMERIC_COMPLEX: &[DType] = &[DType::Float32, DType::Int32, DType::Int64, 
 
 /// RealDiv's types: the float ones.
 const FLOAT_COMPLEX: &[DType] = &[DType::Float32, DType::Complex64];
+/// `VALUES` and strings: the ops that compare or pick elements without reading them.
+const VALUES_AND_STRINGS: &[DType] = &[
+    DType::Float32,
+    DType::Int32,
+    DType::Int64,
+    DType::Bool,
+    DType::UInt8,
+    DType::Complex64,
+    DType::String,
+];
 
 pub fn register(reg: &mut Registry) {
     let binary: [(&'static str, crate::ops::ComputeFn, &'static [DType]); 12] = [
@@ -76,8 +86,9 @@ pub fn register(reg: &mut Registry) {
             OpBuilder::new(name, Simple(f))
                 .input("x", "T")
                 .input("y", "T")
-                .type_attr("T", VALUES)
-                .bool_attr("incompatible_shape_error", true),
+                .type_attr("T", VALUES_AND_STRINGS)
+                .bool_attr("incompatible_shape_error", true)
+                .strings_by_index(),
         );
     }
     for (name, f) in [
@@ -100,7 +111,8 @@ pub fn register(reg: &mut Registry) {
                 .fixed_input("condition", DType::Bool)
                 .input("t", "T")
                 .input("e", "T")
-                .type_attr("T", VALUES),
+                .type_attr("T", VALUES_AND_STRINGS)
+                .strings_by_index(),
         );
     }
     reg.add(
@@ -834,7 +846,14 @@ pub fn cast_tensor(t: &Tensor, dst: DType) -> Result<Tensor> {
         DType::UInt8 => cast_tensor(&unary_map_fn(t, u8::to_i64)?, dst),
         DType::Bool => cast_tensor(&unary_map_fn(t, bool::to_i64)?, dst),
         DType::Resource => Err(invalid_argument("this op does not accept resource tensors")),
+        DType::String => Err(unimplemented_cast(DType::String, dst)),
     }
+}
+
+/// TF has no Cast to or from string (AsString / StringToNumber do that): Unimplemented as TF.
+#[cold]
+fn unimplemented_cast(src: DType, dst: DType) -> crate::status::Status {
+    crate::status::unimplemented(format!("Cast {src} to {dst} is not supported"))
 }
 
 /// A float32 or int64 tensor `t` (element type `S`) converted to `dst`.
@@ -847,6 +866,7 @@ fn cast_from<S: Scalar>(t: &Tensor, dst: DType) -> Result<Tensor> {
         DType::UInt8 => unary_map_fn(t, S::to_u8),
         DType::Complex64 => unary_map_fn(t, to_c64::<S>),
         DType::Resource => Err(invalid_argument("cannot cast to a resource")),
+        DType::String => Err(unimplemented_cast(S::DTYPE, dst)),
     }
 }
 

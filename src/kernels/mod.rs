@@ -17,6 +17,7 @@ pub mod resource;
 pub mod segment;
 pub mod space_batch;
 pub mod spectral;
+pub mod strings;
 pub mod tensor_array;
 pub mod tfjs_only;
 pub mod vmath;
@@ -62,4 +63,5 @@ pub fn register_all(reg: &mut Registry) {
     segment::register(reg);
     complex::register(reg);
     spectral::register(reg);
+    strings::register(reg);
 }

@@ -21,7 +21,8 @@ pub fn output_count<'a>(
         "FusedBatchNorm" | "FusedBatchNormV2" => 5,
         "FusedBatchNormV3" => 6,
         "TopKV2" | "Unique" | "UniqueV2" | "ListDiff" | "NonMaxSuppressionV4" => 2,
-        "NonMaxSuppressionV5" => 3,
+        "NonMaxSuppressionV5" | "StringSplit" => 3,
+        "StringNGrams" => 2,
         "MaxPoolWithArgmax" | "SparseReshape" => 2,
         "SparseFillEmptyRows" => 4,
         // Splits + values; RaggedGather's splits are a list.
@@ -35,7 +36,11 @@ pub fn output_count<'a>(
         | "AssignAddVariableOp"
         | "AssignSubVariableOp"
         | "DestroyResourceOp"
-        | "TensorArrayCloseV3" => 0,
+        | "TensorArrayCloseV3"
+        | "InitializeTable"
+        | "InitializeTableV2"
+        | "LookupTableImport"
+        | "LookupTableImportV2" => 0,
         _ => 1,
     }
 }

@@ -62,6 +62,7 @@ enum Key {
     Int64Val,
     BoolVal,
     ScomplexVal,
+    StringVal,
     Name,
     Other,
 }
@@ -97,6 +98,7 @@ impl<'de> Deserialize<'de> for Key {
                     "int64Val" => Key::Int64Val,
                     "boolVal" => Key::BoolVal,
                     "scomplexVal" => Key::ScomplexVal,
+                    "stringVal" => Key::StringVal,
                     "name" => Key::Name,
                     _ => Key::Other,
                 })
@@ -489,6 +491,7 @@ struct TensorState {
     bools: Vec<bool>,
     /// complex64 values as (real, imaginary) pairs, flattened (TF's `scomplex_val`).
     complex: Vec<f32>,
+    strings: Vec<Vec<u8>>,
 }
 
 object!(
@@ -508,6 +511,7 @@ object!(
             Key::Int64Val => st.int64s = m.next_value::<ListOf<I64Text, i64>>()?.0,
             Key::BoolVal => st.bools = m.next_value::<ListOf<BoolText, bool>>()?.0,
             Key::ScomplexVal => st.complex = m.next_value::<ListOf<F32Text, f32>>()?.0,
+            Key::StringVal => st.strings = m.next_value::<ListOf<B64Text, Vec<u8>>>()?.0,
             _ => skip(&mut m)?,
         }
     },
@@ -565,6 +569,24 @@ fn tensor_from_proto(st: TensorState) -> Result<Tensor> {
             let pairs = st.complex.chunks_exact(2).map(|p| C64::new(p[0], p[1]));
             Data::C64(fill(pairs.collect(), n)?)
         }
+        // stringVal: base64 bytes per element, one repeated as the numeric lists are.
+        DType::String => Data::Str(match st.strings.len() {
+            len if len == n => st.strings,
+            0 => crate::tensor::try_alloc_strings(n)?,
+            1 => {
+                let mut out = crate::tensor::try_alloc_strings(0)?;
+                out.try_reserve_exact(n).map_err(|_| {
+                    crate::status::resource_exhausted(format!("out of memory for {n} strings"))
+                })?;
+                out.resize(n, st.strings[0].clone());
+                out
+            }
+            len => {
+                return Err(invalid_argument(format!(
+                    "tensor attr has {len} values for {n} elements"
+                )))
+            }
+        }),
         DType::Resource => return Err(invalid_argument("a tensor attr cannot hold a resource")),
     };
     Tensor::new(shape, data)

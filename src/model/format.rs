@@ -75,6 +75,9 @@ pub struct ModelJson<'a> {
     pub model_topology: Option<Topology<'a>>,
     pub weights_manifest: Option<Vec<ManifestGroup<'a>>>,
     pub signature: Option<Signature<'a>>,
+    /// TF.js's initializer graph (hash tables made and filled) and its outputs' resource ids.
+    pub model_initializer: Option<Topology<'a>>,
+    pub initializer_signature: Option<Signature<'a>>,
 }
 
 from_object!(ModelJson<'a>, "struct ModelJson", {
@@ -82,6 +85,8 @@ from_object!(ModelJson<'a>, "struct ModelJson", {
     model_topology: "modelTopology";
     weights_manifest: "weightsManifest";
     signature: "signature";
+    model_initializer: "modelInitializer";
+    initializer_signature: "initializerSignature";
 });
 
 #[derive(Debug)]
@@ -391,12 +396,15 @@ pub struct SignatureTensor<'a> {
     pub dtype: Option<String>,
     /// JSON text, parsed by the loader (a `Value` tree would cost an allocation per dim).
     pub tensor_shape: Option<&'a RawValue>,
+    /// A resource input or initializer output: the id that pairs them.
+    pub resource_id: Option<i64>,
 }
 
 from_object!(SignatureTensor<'a>, "struct SignatureTensor", {
     name: "name", required;
     dtype: "dtype";
     tensor_shape: "tensorShape";
+    resource_id: "resourceId";
 });
 
 #[cfg(test)]

@@ -55,10 +55,11 @@ pub(super) struct WeightSlot<'a> {
 }
 
 /// Validates the manifest against the bytes available (shared with layers models).
-pub(super) fn plan_weights<'g>(
+pub(super) fn plan_weights<'g, W: WeightSource + ?Sized>(
     groups: &'g [ManifestGroup<'_>],
-    available: usize,
+    weights: &W,
 ) -> Result<Vec<WeightSlot<'g>>> {
+    let available = weights.byte_len();
     let mut slots = Vec::new();
     let mut offset = 0usize;
     for w in groups.iter().flat_map(|g| &g.weights) {
@@ -75,9 +76,13 @@ pub(super) fn plan_weights<'g>(
         let quant = w.quantization.as_ref();
         let elem = stored_size(dtype, quant.map(|q| q.dtype.as_str()))
             .map_err(|e| e.context(format!("weight '{}'", w.name)))?;
-        let len = shape
-            .num_elements()
-            .checked_mul(elem)
+        let len = if dtype == DType::String {
+            string_weight_len(weights, offset, shape.num_elements())
+                .map_err(|e| e.context(format!("weight '{}'", w.name)))?
+        } else {
+            shape.num_elements().checked_mul(elem)
+        };
+        let len = len
             .filter(|&l| l <= crate::tensor::MAX_TENSOR_BYTES)
             .ok_or_else(|| {
                 crate::status::resource_exhausted(format!(
@@ -105,6 +110,30 @@ pub(super) fn plan_weights<'g>(
         )));
     }
     Ok(slots)
+}
+
+/// The bytes of a string weight of `n` elements at `offset` (each a 4-byte little-endian length
+/// and its bytes, as TF.js writes them), read from the lengths; None past the data.
+fn string_weight_len<W: WeightSource + ?Sized>(
+    weights: &W,
+    offset: usize,
+    n: usize,
+) -> Result<Option<usize>> {
+    let available = weights.byte_len();
+    let mut pos = offset;
+    for _ in 0..n {
+        let Some(end) = pos.checked_add(4).filter(|&e| e <= available) else {
+            return Err(invalid_argument("string weight data ends early"));
+        };
+        let mut len = [0u8; 4];
+        weights.read_into(pos, &mut len)?;
+        pos = end;
+        pos = match pos.checked_add(u32::from_le_bytes(len) as usize) {
+            Some(p) if p <= available => p,
+            _ => return Err(invalid_argument("string weight data ends early")),
+        };
+    }
+    Ok(Some(pos - offset))
 }
 
 fn tensor_info(name: &str, t: &SignatureTensor<'_>) -> Result<TensorInfo> {
@@ -225,10 +254,11 @@ pub fn load<W: WeightSource + ?Sized>(
     weights: &W,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<GraphModel> {
-    let m = parse(model_json)?;
+    let mut m = parse(model_json)?;
+    super::initializer::merge(&mut m)?;
     let topo = m.model_topology.as_ref().expect("checked in parse");
     let expanded = functions::expand(&topo.node, topo.library.as_ref())?;
-    let mut plan = plan(&m, expanded.as_ref(), weights.byte_len())?;
+    let mut plan = plan(&m, expanded.as_ref(), weights)?;
     fuse::run(&mut plan, weights);
     let layout = assign_slots(&plan);
     let model = build_nodes(ctx, plan, layout, weights, progress)?;
@@ -272,10 +302,10 @@ struct LoadPlan<'m> {
 
 /// Phase 1: signature, needed nodes in run order, and each one classified.
 /// `expanded`: the graph with its function calls lowered (control flow v2), if it has any.
-fn plan<'m>(
+fn plan<'m, W: WeightSource + ?Sized>(
     m: &'m ModelJson<'m>,
     expanded: Option<&'m Expanded<'m>>,
-    available: usize,
+    weight_source: &W,
 ) -> Result<LoadPlan<'m>> {
     let topo = m.model_topology.as_ref().expect("checked in parse");
     let groups = m.weights_manifest.as_deref().unwrap_or_default();
@@ -340,7 +370,7 @@ fn plan<'m>(
     let order = execution_order(nodes, &edges, &targets, loops)?;
     unsupported_ops(nodes, &order, &feed_of)?;
 
-    let mut weights = plan_weights(groups, available)?;
+    let mut weights = plan_weights(groups, weight_source)?;
     let weight_of: HashMap<&str, usize, FastBuild> = weights
         .iter()
         .enumerate()
@@ -364,7 +394,7 @@ fn plan<'m>(
         } else {
             let weight_name = expanded
                 .and_then(|e| e.weight_names.get(&*n.name))
-                .map_or(&*n.name, String::as_str);
+                .map_or(super::initializer::weight_name(&n.name), String::as_str);
             let plan = plan_node(n, weight_name, &weight_of, &mut attr_pool)?;
             if let (Plan::Weight(w), Some(Ok(AttrValue::Type(DType::Int64)))) =
                 (&plan, n.attr_value("dtype"))

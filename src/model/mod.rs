@@ -9,6 +9,7 @@ mod flow;
 pub mod format;
 mod functions;
 pub mod graph;
+mod initializer;
 #[cfg(feature = "layers")]
 pub mod layers;
 mod loader;

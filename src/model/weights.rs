@@ -70,6 +70,9 @@ pub fn read_weight<'s>(
 
 /// Decodes `n` little-endian elements of `dtype` from `bytes` (exact length required).
 pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
+    if dtype == DType::String {
+        return crate::tensor::decode_strings(bytes, n).map(Data::Str);
+    }
     let need = n.saturating_mul(dtype.size_of());
     if bytes.len() != need {
         return Err(invalid_argument(format!(
@@ -126,7 +129,9 @@ pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
             }));
             Data::C64(v)
         }
-        DType::Resource => return Err(invalid_argument("weights cannot be resources")),
+        DType::Resource | DType::String => {
+            return Err(invalid_argument("weights cannot be resources"))
+        }
     })
 }
 

@@ -234,6 +234,7 @@ fn tensors_equal(a: &Tensor, b: &Tensor) -> bool {
                 .zip(y)
                 .all(|(p, q)| (p.re.to_bits(), p.im.to_bits()) == (q.re.to_bits(), q.im.to_bits())),
             (Data::Resource(x), Data::Resource(y)) => x == y,
+            (Data::Str(x), Data::Str(y)) => x == y,
             _ => false,
         }
 }
@@ -262,6 +263,7 @@ impl Hash for AttrValue {
                         .iter()
                         .for_each(|c| (c.re.to_bits(), c.im.to_bits()).hash(h)),
                     Data::Resource(r) => r.hash(h),
+                    Data::Str(v) => v.hash(h),
                 }
             }
             Func(s) => s.hash(h),

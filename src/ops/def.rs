@@ -88,6 +88,9 @@ pub struct OpFlags {
     /// Its cache key is unique by nature (e.g. carries a tensor value); excluded from the kernel
     /// cache by default, like TF's tf.data exclusion list.
     pub unique_key: bool,
+    /// Moves or compares elements without reading them: string tensors run through the kernel as
+    /// int32 ids of their elements (`ops::by_index`).
+    pub strings_by_index: bool,
 }
 
 pub struct OpDef {
@@ -302,6 +305,12 @@ impl OpBuilder {
     #[inline(never)]
     pub fn unique_key(mut self) -> Self {
         self.def.flags.unique_key = true;
+        self
+    }
+
+    #[inline(never)]
+    pub fn strings_by_index(mut self) -> Self {
+        self.def.flags.strings_by_index = true;
         self
     }
 

@@ -33,6 +33,11 @@ pub enum KernelFactory {
 
 impl KernelFactory {
     pub fn instantiate(self, attrs: &NodeAttrs) -> Result<Box<dyn Kernel>> {
+        if attrs.def.flags.strings_by_index {
+            if let Some(as_ids) = attrs.strings_as_int32() {
+                return Ok(super::by_index::wrap(self.instantiate(&as_ids)?));
+            }
+        }
         match self {
             KernelFactory::Simple(f) => Ok(Box::new(SimpleKernel {
                 attrs: attrs.clone(),

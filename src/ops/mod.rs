@@ -2,6 +2,7 @@
 //! the caller set, infer type attrs from inputs, fill defaults) into canonical `NodeAttrs`.
 
 pub mod attr;
+mod by_index;
 pub mod def;
 pub mod kernel;
 
@@ -243,6 +244,35 @@ impl NodeAttrs {
                 .map(|s| s.take().expect("resolve_into fills every slot"))
                 .collect(),
         }
+    }
+
+    /// These attrs with every string type (also in type lists) made int32, if any was string.
+    pub(crate) fn strings_as_int32(&self) -> Option<NodeAttrs> {
+        let string = |t: &DType| *t == DType::String;
+        let any = self.values.iter().any(|v| match v {
+            AttrValue::Type(t) => string(t),
+            AttrValue::ListType(l) => l.iter().any(string),
+            _ => false,
+        });
+        if !any {
+            return None;
+        }
+        let int32 = |t: DType| if t == DType::String { DType::Int32 } else { t };
+        let values = self
+            .values
+            .iter()
+            .map(|v| match v {
+                AttrValue::Type(t) => AttrValue::Type(int32(*t)),
+                AttrValue::ListType(l) => {
+                    AttrValue::ListType(l.iter().map(|&t| int32(t)).collect())
+                }
+                v => v.clone(),
+            })
+            .collect();
+        Some(NodeAttrs {
+            def: self.def,
+            values,
+        })
     }
 
     /// The value of attr `i` (canonical order).

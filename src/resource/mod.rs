@@ -2,7 +2,9 @@
 //! owned by a scope (a model) and released with it.
 
 mod list;
+mod table;
 pub use list::TensorList;
+pub use table::Table;
 
 use crate::hash::FastBuild;
 use crate::status::{failed_precondition, invalid_argument, not_found, Result};
@@ -42,6 +44,8 @@ pub struct ResourceManager {
     bytes: usize,
     /// Tensor lists (TensorList*/TensorArray* ops), in the same id space as `vars`.
     lists: HashMap<u32, TensorList, FastBuild>,
+    /// Lookup tables (`table`), same id space.
+    tables: HashMap<u32, Table, FastBuild>,
 }
 
 static NEXT_MANAGER: AtomicU32 = AtomicU32::new(1);
@@ -62,6 +66,7 @@ impl ResourceManager {
             by_name: HashMap::default(),
             bytes: 0,
             lists: HashMap::default(),
+            tables: HashMap::default(),
         }
     }
 
@@ -233,7 +238,7 @@ impl ResourceManager {
         for &id in &ids {
             self.remove(id);
         }
-        let lists = self.destroy_lists(scope);
+        let lists = self.destroy_lists(scope) + self.destroy_tables(scope);
         if self.vars.is_empty() {
             // Drop the maps' capacity too, so an emptied manager holds no heap grown by a load.
             self.vars = HashMap::default();
@@ -242,9 +247,9 @@ impl ResourceManager {
         ids.len() + lists
     }
 
-    /// Variables and tensor lists.
+    /// Variables, tensor lists and lookup tables.
     pub fn count(&self) -> usize {
-        self.vars.len() + self.lists.len()
+        self.vars.len() + self.lists.len() + self.tables.len()
     }
 
     pub fn bytes(&self) -> usize {

@@ -14,10 +14,12 @@ pub enum DType {
     Resource,
     /// Complex of two float32s (TF's `std::complex<float>`): real, then imaginary.
     Complex64,
+    /// Byte strings (TF's DT_STRING): each element owns its bytes, not necessarily UTF-8.
+    String,
 }
 
 impl DType {
-    pub const ALL: [DType; 7] = [
+    pub const ALL: [DType; 8] = [
         DType::Float32,
         DType::Int32,
         DType::Int64,
@@ -25,6 +27,7 @@ impl DType {
         DType::UInt8,
         DType::Resource,
         DType::Complex64,
+        DType::String,
     ];
 
     pub fn size_of(self) -> usize {
@@ -33,6 +36,8 @@ impl DType {
             DType::Int64 | DType::Complex64 => 8,
             DType::Bool | DType::UInt8 => 1,
             DType::Resource => std::mem::size_of::<super::handle::ResourceHandle>(),
+            // The element itself; a string tensor's bytes are counted by `Data::byte_len`.
+            DType::String => std::mem::size_of::<Vec<u8>>(),
         }
     }
 
@@ -46,6 +51,7 @@ impl DType {
             DType::UInt8 => "uint8",
             DType::Resource => "resource",
             DType::Complex64 => "complex64",
+            DType::String => "string",
         }
     }
 
@@ -59,6 +65,7 @@ impl DType {
             DType::UInt8 => "DT_UINT8",
             DType::Resource => "DT_RESOURCE",
             DType::Complex64 => "DT_COMPLEX64",
+            DType::String => "DT_STRING",
         }
     }
 
@@ -72,11 +79,12 @@ impl DType {
             "uint8" | "DT_UINT8" => DType::UInt8,
             "resource" | "DT_RESOURCE" => DType::Resource,
             "complex64" | "DT_COMPLEX64" => DType::Complex64,
+            "string" | "DT_STRING" => DType::String,
             // TF's variant tensors (TensorList handles) are resource handles here.
             "variant" | "DT_VARIANT" => DType::Resource,
             other => {
                 return Err(invalid_argument(format!(
-                    "unsupported dtype '{other}' (supported: float32, int32, int64, bool, uint8, complex64)"
+                    "unsupported dtype '{other}' (supported: float32, int32, int64, bool, uint8, complex64, string)"
                 )))
             }
         })

@@ -5,11 +5,13 @@ mod dtype;
 mod handle;
 mod packed;
 mod shape;
+mod strings;
 
 pub use dtype::DType;
 pub use handle::ResourceHandle;
 pub use packed::{live_packed, Packed, PackedLayout};
 pub use shape::{Shape, MAX_ELEMENTS};
+pub use strings::{decode_strings, decode_strings_prefix, encode_strings};
 
 use crate::hash::FastBuild;
 use crate::status::{invalid_argument, resource_exhausted, Result};
@@ -29,6 +31,7 @@ pub enum Data {
     U8(Vec<u8>),
     Resource(ResourceHandle),
     C64(Vec<C64>),
+    Str(Vec<Vec<u8>>),
 }
 
 /// A complex64 element, TF's `std::complex<float>`: real then imaginary, so a buffer of them is
@@ -56,6 +59,7 @@ impl Data {
             Data::U8(_) => DType::UInt8,
             Data::Resource(_) => DType::Resource,
             Data::C64(_) => DType::Complex64,
+            Data::Str(_) => DType::String,
         }
     }
 
@@ -68,6 +72,7 @@ impl Data {
             Data::U8(v) => v.len(),
             Data::Resource(_) => 1,
             Data::C64(v) => v.len(),
+            Data::Str(v) => v.len(),
         }
     }
 
@@ -75,8 +80,12 @@ impl Data {
         self.len() == 0
     }
 
+    /// The bytes the elements hold: for strings their lengths summed (as TF.js counts them).
     pub fn byte_len(&self) -> usize {
-        self.len() * self.dtype().size_of()
+        match self {
+            Data::Str(v) => v.iter().map(Vec::len).sum(),
+            _ => self.len() * self.dtype().size_of(),
+        }
     }
 }
 
@@ -328,6 +337,16 @@ fn dtype_mismatch(expected: DType, got: DType) -> crate::status::Status {
     invalid_argument(format!("expected a {expected} tensor, got {got}"))
 }
 
+/// `n` empty strings, with `try_with_capacity`'s failure handling.
+pub fn try_alloc_strings(n: usize) -> Result<Vec<Vec<u8>>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        resource_exhausted(format!("cannot allocate a string tensor of {n} elements"))
+    })?;
+    v.resize(n, Vec::new());
+    Ok(v)
+}
+
 /// `n` default-valued elements, with `try_with_capacity`'s failure handling.
 pub fn try_alloc<T: Element>(n: usize) -> Result<Vec<T>> {
     let mut v = try_with_capacity(n)?;
@@ -391,6 +410,8 @@ impl Tensor {
             DType::Bool => Data::Bool(try_alloc(n)?),
             DType::UInt8 => Data::U8(try_alloc(n)?),
             DType::Complex64 => Data::C64(try_alloc(n)?),
+            // TF's zero string is the empty one.
+            DType::String => Data::Str(try_alloc_strings(n)?),
             DType::Resource => {
                 return Err(invalid_argument("cannot create a zero resource tensor"))
             }
@@ -433,6 +454,18 @@ impl Tensor {
 
     pub fn f32s(&self) -> Result<&[f32]> {
         self.as_slice::<f32>()
+    }
+
+    /// The elements of a string tensor, or InvalidArgument naming the dtype.
+    pub fn strs(&self) -> Result<&[Vec<u8>]> {
+        match &self.buffer.data {
+            Data::Str(v) => Ok(v),
+            _ => Err(dtype_mismatch(DType::String, self.dtype())),
+        }
+    }
+
+    pub fn from_strings(shape: Shape, v: Vec<Vec<u8>>) -> Result<Tensor> {
+        Tensor::new(shape, Data::Str(v))
     }
 
     pub fn resource_handle(&self) -> Result<ResourceHandle> {
@@ -554,6 +587,9 @@ macro_rules! with_dtype {
             }
             $crate::tensor::DType::Resource => Err($crate::status::invalid_argument(
                 "this op does not accept resource tensors",
+            )),
+            $crate::tensor::DType::String => Err($crate::status::invalid_argument(
+                "this op does not accept string tensors",
             )),
         }
     };

@@ -170,6 +170,14 @@ fn compare_outputs(
     Ok(())
 }
 
+/// A fixture string element (standard base64) as bytes.
+pub fn b64(s: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("base64 string element")
+}
+
 /// `{"dtype": "float32", "shape": [..], "data": [..]}` to a tensor.
 pub fn tensor_from_json(v: &Value) -> Tensor {
     let dtype = DType::parse(v["dtype"].as_str().expect("dtype")).expect("known dtype");
@@ -198,13 +206,23 @@ pub fn tensor_from_json(v: &Value) -> Tensor {
     let d = match dtype {
         DType::Float32 => Data::F32(data.iter().map(|x| num(x) as f32).collect()),
         DType::Int32 => Data::I32(data.iter().map(|x| num(x) as i32).collect()),
-        DType::Int64 => Data::I64(data.iter().map(|x| num(x) as i64).collect()),
+        // Exact: an int64 read through f64 loses its low bits.
+        DType::Int64 => Data::I64(
+            data.iter()
+                .map(|x| x.as_i64().unwrap_or_else(|| num(x) as i64))
+                .collect(),
+        ),
         DType::Bool => Data::Bool(data.iter().map(|x| num(x) != 0.0).collect()),
         DType::UInt8 => Data::U8(data.iter().map(|x| num(x) as u8).collect()),
         // Interleaved (re, im) pairs.
         DType::Complex64 => Data::C64(
             data.chunks_exact(2)
                 .map(|p| C64::new(num(&p[0]) as f32, num(&p[1]) as f32))
+                .collect(),
+        ),
+        DType::String => Data::Str(
+            data.iter()
+                .map(|x| b64(x.as_str().expect("base64 string element")))
                 .collect(),
         ),
         DType::Resource => panic!("resource in fixture"),
@@ -277,6 +295,7 @@ pub fn compare(got: &Tensor, want: &Tensor, atol: f32, rtol: f32) -> Result<(), 
             }
             Ok(())
         }
+        (Data::Str(g), Data::Str(w)) if g == w => Ok(()),
         (g, w) => Err(format!("values differ: got {g:?}, expected {w:?}")),
     }
 }
@@ -313,6 +332,7 @@ op_fixtures!(
     "resize",
     "softmax",
     "sparse",
+    "strings",
     "tfjs_grads",
     "tfjs_only",
     "uint8",
@@ -404,6 +424,8 @@ pub const MODEL_FIXTURES: &[ModelFixture] = &[
     model_fixture!("bert_tiny"),
     model_fixture!("ragged_ops"),
     model_fixture!("frozen_no_inputs"),
+    // String tensors, a hash table from the converter's modelInitializer (tools/gen_models.py).
+    model_fixture!("strings_vocab"),
     // The benchmark zoo's small architectures at a smaller input (tools/gen_zoo.py).
     model_fixture!("zoo_blazeface"),
     model_fixture!("zoo_landmarks"),

@@ -12,6 +12,7 @@ use crate::tensor::{DType, Shape, Tensor};
 pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("ConcatV2", Simple(concat_v2))
+            .strings_by_index()
             .inputs_n("values", "N", "T")
             .input("axis", "Tidx")
             .type_attr("T", ANY)
@@ -19,12 +20,14 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("Pack", Simple(pack))
+            .strings_by_index()
             .inputs_n("values", "N", "T")
             .type_attr("T", ANY)
             .int_attr("axis", Some(0)),
     );
     reg.add(
         OpBuilder::new("Unpack", Simple(unpack))
+            .strings_by_index()
             .input("value", "T")
             .int_attr("num", None)
             .type_attr("T", ANY)
@@ -32,6 +35,7 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("Split", Simple(split))
+            .strings_by_index()
             .fixed_input("split_dim", DType::Int32)
             .input("value", "T")
             .int_attr("num_split", None)
@@ -39,6 +43,7 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("SplitV", Simple(split_v))
+            .strings_by_index()
             .input("value", "T")
             .input("size_splits", "Tlen")
             .fixed_input("split_dim", DType::Int32)

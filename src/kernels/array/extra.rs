@@ -18,6 +18,7 @@ type Outputs = Result<Vec<Tensor>>;
 pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("BroadcastTo", Simple(broadcast_to))
+            .strings_by_index()
             .input("input", "T")
             .input("shape", "Tidx")
             .type_attr("T", ANY)
@@ -31,6 +32,7 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("ReverseV2", Simple(reverse_v2))
+            .strings_by_index()
             .input("tensor", "T")
             .input("axis", "Tidx")
             .type_attr_default("Tidx", INDEX, DType::Int32)
@@ -85,12 +87,14 @@ pub fn register(reg: &mut Registry) {
     }
     reg.add(
         OpBuilder::new("Concat", Simple(concat_v1))
+            .strings_by_index()
             .fixed_input("concat_dim", DType::Int32)
             .inputs_n_min("values", "N", "T", 2)
             .type_attr("T", ANY),
     );
     reg.add(
         OpBuilder::new("Gather", Simple(gather_v1))
+            .strings_by_index()
             .input("params", "Tparams")
             .input("indices", "Tindices")
             .bool_attr("validate_indices", true)

@@ -11,6 +11,7 @@ use crate::tensor::{try_with_capacity, DType, Shape, Tensor};
 pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("Fill", Simple(fill))
+            .strings_by_index()
             .input("dims", "index_type")
             .input("value", "T")
             .type_attr("T", ANY)

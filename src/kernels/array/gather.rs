@@ -12,6 +12,7 @@ use crate::tensor::{Shape, Tensor};
 pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("GatherV2", Simple(gather_v2))
+            .strings_by_index()
             .input("params", "Tparams")
             .input("indices", "Tindices")
             .input("axis", "Taxis")

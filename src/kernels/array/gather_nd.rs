@@ -15,6 +15,7 @@ type Outputs = Result<Vec<Tensor>>;
 pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("GatherNd", Simple(gather_nd))
+            .strings_by_index()
             .input("params", "Tparams")
             .input("indices", "Tindices")
             .type_attr("Tparams", ANY)

@@ -27,6 +27,7 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("MirrorPad", Simple(mirror_pad))
+            .strings_by_index()
             .input("input", "T")
             .input("paddings", "Tpaddings")
             .type_attr("T", ANY)
@@ -35,6 +36,7 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("Tile", Simple(tile))
+            .strings_by_index()
             .input("input", "T")
             .input("multiples", "Tmultiples")
             .type_attr("T", ANY)

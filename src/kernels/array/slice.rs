@@ -11,6 +11,7 @@ use crate::tensor::{Shape, Tensor};
 pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("Slice", Simple(slice))
+            .strings_by_index()
             .input("input", "T")
             .input("begin", "Index")
             .input("size", "Index")
@@ -19,6 +20,7 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("StridedSlice", Simple(strided_slice))
+            .strings_by_index()
             .input("input", "T")
             .input("begin", "Index")
             .input("end", "Index")

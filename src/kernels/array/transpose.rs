@@ -11,6 +11,7 @@ use crate::tensor::{DType, Shape, Tensor};
 pub fn register(reg: &mut Registry) {
     reg.add(
         OpBuilder::new("Transpose", Simple(transpose_op))
+            .strings_by_index()
             .input("x", "T")
             .input("perm", "Tperm")
             .type_attr("T", ANY)

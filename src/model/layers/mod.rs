@@ -68,7 +68,7 @@ impl LayersModel {
         let m = config::parse(model_json)?;
         let topology = m.model_topology.as_ref().expect("checked in parse");
         let groups = m.weights_manifest.as_deref().unwrap_or_default();
-        let slots = plan_weights(groups, weights.byte_len())?;
+        let slots = plan_weights(groups, weights)?;
         let graph = {
             let mut binder = bind::Binder::new(slots.iter().map(|s| (s.name, s.shape.dims())));
             let graph = graph::build(config::model_config(topology)?, &mut binder)?;
