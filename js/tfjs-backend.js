@@ -2,8 +2,8 @@
 // in the wasm heap (one per dataId, with TF.js's reference counts), and a kernel runs TF ops by
 // name through an EagerContext, so every TF.js kernel call goes through the kernel cache.
 //
-// String tensors keep their bytes in JS (TF.js passes them as Uint8Array[]), as TF.js's own
-// backends do; complex64 data is interleaved real and imaginary parts, as TF.js reads it.
+// String tensors are runtime string tensors (TF.js passes and reads their elements as
+// Uint8Array[]); complex64 data is interleaved real and imaginary parts, as TF.js reads it.
 
 import { DataStorage, KernelBackend, engine } from '@tensorflow/tfjs-core';
 import { EagerContext } from './context.js';
@@ -12,8 +12,8 @@ import { EagerError, STACK_OP, callWasm } from './errors.js';
 import { readOutputs } from './io.js';
 import { opIdOf } from './ops.js';
 
-/** Dtypes a TF.js tensor can have that the runtime holds (strings stay in JS). */
-const HELD = new Set(['float32', 'int32', 'bool', 'complex64']);
+/** The dtypes a TF.js tensor can have, all held by the runtime. */
+const HELD = new Set(['float32', 'int32', 'bool', 'complex64', 'string']);
 const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
@@ -65,7 +65,7 @@ export class EagerWasmBackend extends KernelBackend {
   readSync(dataId) {
     const entry = this.data.get(dataId);
     if (entry.t === null) return entry.values;
-    return entry.t.dataSync();
+    return entry.dtype === 'string' ? entry.t.bytesSync() : entry.t.dataSync();
   }
 
   async read(dataId) {
@@ -225,45 +225,8 @@ export class EagerWasmBackend extends KernelBackend {
 
   /** Runs TF op `op` on TF.js tensors (TensorInfos or eager tensors); returns TensorInfos. */
   run(op, inputs, attrs) {
-    if (inputs.some((x) => x?.dtype === 'string')) return this.runOnStrings(op, inputs, attrs);
     const ts = inputs.map((x) => (isInfo(x) ? this.tensorOf(x) : x));
     return this.runRaw(op, ts, attrs).map((t) => this.adopt(t));
-  }
-
-  /**
-   * A TF op on string tensors, whose bytes stay in JS. Ops that move or compare elements run on
-   * int32 stand-ins: each string input becomes the positions of its elements in one list (data
-   * movement: the op's outputs are positions, read back as strings), or ids that are equal for
-   * equal strings (Equal, NotEqual, UniqueV2).
-   */
-  runOnStrings(op, inputs, attrs) {
-    const byId = op === 'Equal' || op === 'NotEqual' || op === 'UniqueV2';
-    if (!byId && !MOVES_ELEMENTS.has(op)) throw new EagerError('Unimplemented', `eager-wasm: ${op} on string tensors`);
-    const pool = [];
-    const ids = new Map();
-    const ts = inputs.map((x) => {
-      if (!isInfo(x)) return x;
-      if (x.dtype !== 'string') return this.tensorOf(x);
-      const values = this.data.get(x.dataId).values;
-      const pos = new Int32Array(values.length);
-      for (let i = 0; i < values.length; i++) {
-        if (byId) {
-          const key = bytesKey(values[i]);
-          if (!ids.has(key)) ids.set(key, pool.push(values[i]) - 1);
-          pos[i] = ids.get(key);
-        } else pos[i] = pool.push(values[i]) - 1;
-      }
-      const t = this.context.tensor(pos, x.shape, 'int32');
-      this.scratch.push(t);
-      return t;
-    });
-    return this.runRaw(op, ts, attrs).map((t, k) => {
-      if (t.dtype !== 'int32' || (op === 'UniqueV2' && k === 1)) return this.adopt(t);
-      const pos = t.dataSync();
-      const shape = t.shape.slice();
-      t.dispose();
-      return this.makeOutput(Array.from(pos, (p) => pool[p]), shape, 'string');
-    });
   }
 
   /** `run`'s first output. */
@@ -294,18 +257,8 @@ function releaseEntry(entry) {
 
 const isInfo = (x) => x !== null && typeof x === 'object' && 'dataId' in x;
 
-/** TF ops that only move, copy or select elements (so they work on any dtype's stand-ins). */
-const MOVES_ELEMENTS = new Set([
-  'Identity', 'Reshape', 'ExpandDims', 'Squeeze', 'ConcatV2', 'Pack', 'Unpack', 'SplitV', 'GatherV2',
-  'GatherNd', 'Slice', 'StridedSlice', 'Tile', 'Transpose', 'ReverseV2', 'BroadcastTo', 'SelectV2',
-  'TensorScatterUpdate', 'MirrorPad', 'SpaceToBatchND', 'BatchToSpaceND', 'DepthToSpace',
-]);
-
-/** A Map key for a string's bytes. */
-const bytesKey = (b) => String.fromCharCode.apply(null, b.length > 4096 ? Array.from(b) : b);
-
-/** `n` zeros of `dtype` as the runtime takes them (complex64: interleaved real and imaginary). */
 function zerosOf(dtype, n) {
   if (dtype === 'complex64') return new Float32Array(2 * n);
+  if (dtype === 'string') return Array.from({ length: n }, () => new Uint8Array(0));
   return dtype === 'float32' ? new Float32Array(n) : dtype === 'int32' ? new Int32Array(n) : new Uint8Array(n);
 }

@@ -191,7 +191,7 @@ impl PartialEq for AttrValue {
             (Str(a), Str(b)) => slices_eq(a, b),
             (Shape(Some(a)), Shape(Some(b))) => slices_eq(a, b),
             (Shape(a), Shape(b)) => a.is_none() && b.is_none(),
-            (Tensor(a), Tensor(b)) => tensors_equal(a, b),
+            (Tensor(a), Tensor(b)) => a.bitwise_eq(b),
             (Func(a), Func(b)) => a == b,
             (ListType(a), ListType(b)) => a == b,
             (ListInt(a), ListInt(b)) => slices_eq(a, b),
@@ -214,29 +214,6 @@ impl Eq for AttrValue {}
 /// keys compare empty strings and lists).
 fn slices_eq<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     a.len() == b.len() && (a.is_empty() || a == b)
-}
-
-fn tensors_equal(a: &Tensor, b: &Tensor) -> bool {
-    if a.shares_buffer(b) {
-        return a.shape() == b.shape();
-    }
-    a.shape() == b.shape()
-        && match (a.data(), b.data()) {
-            (Data::F32(x), Data::F32(y)) => {
-                x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
-            }
-            (Data::I32(x), Data::I32(y)) => x == y,
-            (Data::I64(x), Data::I64(y)) => x == y,
-            (Data::Bool(x), Data::Bool(y)) => x == y,
-            (Data::U8(x), Data::U8(y)) => x == y,
-            (Data::C64(x), Data::C64(y)) => x
-                .iter()
-                .zip(y)
-                .all(|(p, q)| (p.re.to_bits(), p.im.to_bits()) == (q.re.to_bits(), q.im.to_bits())),
-            (Data::Resource(x), Data::Resource(y)) => x == y,
-            (Data::Str(x), Data::Str(y)) => x == y,
-            _ => false,
-        }
 }
 
 impl Hash for AttrValue {

@@ -155,12 +155,9 @@ impl ResourceManager {
             }
         }
         if let (Some((k, v)), false) = (&t.entries, import) {
-            // AttrValue's tensor equality: dtype, shape and every element.
-            let same = |a: &Tensor, b: &Tensor| {
-                crate::ops::AttrValue::Tensor(a.clone()) == crate::ops::AttrValue::Tensor(b.clone())
-            };
-            if same(k, &keys.reshaped(k.shape().clone())?)
-                && same(v, &values.reshaped(v.shape().clone())?)
+            // Dtype, shape and every element.
+            if k.bitwise_eq(&keys.reshaped(k.shape().clone())?)
+                && v.bitwise_eq(&values.reshaped(v.shape().clone())?)
             {
                 return Ok(());
             }
@@ -219,6 +216,9 @@ fn same_element(t: &Tensor, i: usize, j: usize) -> bool {
         Data::Bool(v) => v[i] == v[j],
         Data::U8(v) => v[i] == v[j],
         Data::Str(v) => v[i] == v[j],
+        Data::C64(v) => {
+            (v[i].re.to_bits(), v[i].im.to_bits()) == (v[j].re.to_bits(), v[j].im.to_bits())
+        }
         Data::Resource(_) => true,
     }
 }

@@ -514,6 +514,29 @@ impl Tensor {
 
     /// Marks the buffer as a model weight: a kernel that would pack it on every call packs it
     /// once instead (and attaches the copy).
+    /// Same shape and the same elements, floats compared by their bits (NaN equals NaN of the same
+    /// payload, 0.0 differs from -0.0): what attr tensors and lookup-table data are compared by.
+    pub fn bitwise_eq(&self, other: &Tensor) -> bool {
+        if self.shares_buffer(other) {
+            return self.shape() == other.shape();
+        }
+        let bits = |c: &C64| (c.re.to_bits(), c.im.to_bits());
+        self.shape() == other.shape()
+            && match (self.data(), other.data()) {
+                (Data::F32(x), Data::F32(y)) => {
+                    x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+                }
+                (Data::I32(x), Data::I32(y)) => x == y,
+                (Data::I64(x), Data::I64(y)) => x == y,
+                (Data::Bool(x), Data::Bool(y)) => x == y,
+                (Data::U8(x), Data::U8(y)) => x == y,
+                (Data::C64(x), Data::C64(y)) => x.iter().zip(y).all(|(p, q)| bits(p) == bits(q)),
+                (Data::Resource(x), Data::Resource(y)) => x == y,
+                (Data::Str(x), Data::Str(y)) => x == y,
+                _ => false,
+            }
+    }
+
     pub fn mark_packable(&self) {
         self.buffer.packable.set(true);
     }
