@@ -130,6 +130,9 @@ function modelJsonText(m) {
     modelTopology: slim,
     weightsManifest: manifest,
     signature: m.signature,
+    // The graph that makes the model's lookup tables, and the outputs that pair with its inputs.
+    modelInitializer: m.modelInitializer,
+    initializerSignature: m.initializerSignature,
   });
 }
 

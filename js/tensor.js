@@ -3,7 +3,7 @@
 
 import { tensorData, tensorDispose, tensorIsLive, tensorReadInto } from './eager_wasm.js';
 import { EagerError, STACK_OP, callWasm } from './errors.js';
-import { MAX_RANK, describe, dimsOf, freshView, invalid, messageOf, typedArrayKind } from './snapshot.js';
+import { MAX_RANK, describe, dimsOf, freshView, invalid, isStackOverflow, messageOf, typedArrayKind } from './snapshot.js';
 
 // By the runtime's dtype code (src/bindings/tensor.rs dtype_code).
 export const DTYPES = ['float32', 'int32', 'int64', 'bool', 'resource', 'uint8', 'complex64', 'string'];
@@ -414,7 +414,12 @@ function complexDims(inferred, length) {
 /** Whether `values` is a string or nested plain arrays whose first element is one. */
 function firstLeafIsString(values) {
   let v = values;
-  while (isArrayOrFalse(v)) v = v[0];
+  try {
+    // Bounded like nested numbers' rank; a getter or Proxy may throw while being read.
+    for (let depth = 0; isArrayOrFalse(v) && depth <= MAX_RANK; depth++) v = v[0];
+  } catch (e) {
+    throw isStackOverflow(e) ? e : invalid(`the values could not be read: ${messageOf(e)}`, e);
+  }
   return typeof v === 'string';
 }
 

@@ -18,6 +18,7 @@ const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
 let nextDataId = 0;
+const EMPTY_BYTES = new Uint8Array(0);
 /** Most constants the backend keeps (see `constants`). */
 const CONSTANTS_KEPT = 256;
 
@@ -50,6 +51,8 @@ export class EagerWasmBackend extends KernelBackend {
   move(dataId, values, shape, dtype, refCount) {
     const entry = { t: null, values: null, shape: shape.slice(), dtype, refCount, views: null };
     if (HELD.has(dtype)) {
+      // A tf.buffer of strings leaves unset elements undefined: TF.js reads them as ''.
+      if (dtype === 'string' && values != null) values = Array.from(values, (v) => v ?? EMPTY_BYTES);
       entry.t = this.context.tensor(values ?? zerosOf(dtype, sizeOf(shape)), shape, dtype);
       // Data written from JS is what TF.js apps hold as weights (a loaded model's, a layer's):
       // a matrix product or convolution that reads it as its weight operand packs it once.

@@ -655,9 +655,24 @@ def('BatchToSpaceND', ({ inputs: { x }, attrs, backend }) => {
 });
 def('BroadcastTo', ({ inputs: { x }, attrs, backend }) => backend.run1('BroadcastTo', [x, backend.constInt(attrs.shape)]));
 def('BroadcastArgs', ({ inputs: { s0, s1 }, backend }) => backend.run1('BroadcastArgs', [s0, s1]));
-def('Unique', ({ inputs: { x }, attrs, backend }) =>
-  backend.run('UniqueV2', [x, backend.constInt([attrs.axis ?? 0])], { out_idx: 'int32' }),
-);
+def('Unique', ({ inputs: { x }, attrs, backend }) => {
+  if (x.dtype !== 'string') return backend.run('UniqueV2', [x, backend.constInt([attrs.axis ?? 0])], { out_idx: 'int32' });
+  // Strings: UniqueV2 on int32 ids (one per distinct string), the unique ids mapped back.
+  const values = backend.readSync(x.dataId);
+  const ids = new Map();
+  const firsts = [];
+  const keyed = Int32Array.from(values, (b) => {
+    const key = Array.prototype.join.call(b, ',');
+    if (!ids.has(key)) ids.set(key, firsts.push(b) - 1);
+    return ids.get(key);
+  });
+  const t = backend.context.tensor(keyed, x.shape, 'int32');
+  backend.scratch.push(t);
+  const [y, idx] = backend.runRaw('UniqueV2', [t, backend.constInt([attrs.axis ?? 0])], { out_idx: 'int32' });
+  backend.scratch.push(y);
+  const strings = Array.from(y.dataSync(), (id) => firsts[id]);
+  return [backend.makeOutput(strings, y.shape, 'string'), backend.adopt(idx)];
+});
 def('Einsum', ({ inputs, attrs, backend }) => backend.run1('Einsum', inputs, { equation: attrs.equation }));
 // TF's Diag has no bool: TF.js's runs on 0/1 int32 and casts back.
 def('Diag', ({ inputs: { x }, backend }) => {

@@ -544,8 +544,11 @@ export function hostileCases(api) {
         throwsCode(() => ctx.tensor([new Float32Array([1, 2]), new Float32Array([3])]), 'InvalidArgument', 'ragged typed rows');
         throwsCode(() => ctx.tensor([[1, 2], new Float32Array([3])]), 'InvalidArgument', 'ragged mixed rows');
         // Values that cannot be represented.
-        throwsCode(() => ctx.tensor(['a', 'b']), 'InvalidArgument', 'strings');
+        const strs = ctx.tensor(['a', 'b']);
+        same({ dtype: strs.dtype, shape: strs.shape, data: strs.dataSync() }, { dtype: 'string', shape: [2], data: ['a', 'b'] }, 'strings make a string tensor');
+        strs.dispose();
         throwsCode(() => ctx.tensor([1, 'a']), 'InvalidArgument', 'a string among numbers');
+        throwsCode(() => ctx.tensor(['a', 1]), 'InvalidArgument', 'a number among strings');
         throwsCode(() => ctx.tensor([1, true]), 'InvalidArgument', 'mixed number and boolean');
         throwsCode(() => ctx.tensor([1, null]), 'InvalidArgument', 'null');
         throwsCode(() => ctx.tensor([1, {}]), 'InvalidArgument', 'an object');

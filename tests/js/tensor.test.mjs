@@ -98,7 +98,10 @@ test('bad tensor input is an EagerError, nothing is allocated', () => {
   throwsCode(() => ctx.tensor(new Float32Array(3), [1.5, 2]), 'InvalidArgument', /integers/);
   throwsCode(() => ctx.tensor(new Float32Array(3), [1e9, 1e9]), 'ResourceExhausted');
   throwsCode(() => ctx.tensor([[1, 2], [3]]), 'InvalidArgument', /rectangular/);
-  throwsCode(() => ctx.tensor('abc'), 'InvalidArgument');
+  // A string is a scalar string tensor (as tf.tensor('abc')), not an error.
+  const str = ctx.tensor('abc');
+  assert.deepEqual([str.dtype, str.shape, str.dataSync()], ['string', [], ['abc']]);
+  str.dispose();
   throwsCode(() => ctx.tensor([1.5], [1], 'int64'), 'InvalidArgument');
   throwsCode(() => ctx.tensor([1], [1], 'float16'), 'InvalidArgument', /unsupported dtype/);
   const after = ctx.memory();

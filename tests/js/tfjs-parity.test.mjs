@@ -597,7 +597,7 @@ test('ctx.ops and the Tensor methods agree with TF.js 4.22 (CPU backend) on dtyp
   assert.ok(compared > 1000, `only ${compared} cases compared`);
   restore();
   // Every helper and method TF.js has is compared by some case (the Tensor's own members aside).
-  const own = new Set(['x.dataSync', 'x.data', 'x.readInto', 'x.arraySync', 'x.array', 'x.dispose', 'x.toString', 'x.print']);
+  const own = new Set(['x.dataSync', 'x.data', 'x.readInto', 'x.bytesSync', 'x.bytes', 'x.arraySync', 'x.array', 'x.dispose', 'x.toString', 'x.print']);
   const uncovered = names.filter((n) => !called.has(n) && !own.has(n) && !EAGER_ONLY.has(n.replace(/^(ops|x)\./, '')));
   assert.deepEqual(uncovered, [], 'helpers or methods no case calls');
   assert.equal(ctx.memory().numTensors, 0, 'tensors left behind');
