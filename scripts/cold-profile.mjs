@@ -66,7 +66,8 @@ try {
 // Without the model zoo (bench/models/zoo, made by tools/gen_zoo.py with TensorFlow) the workload
 // skips its cases: then the names and ops the lists held are kept too, so that a machine without
 // TensorFlow can add to the lists without dropping what the zoo's models run.
-if (!existsSync(join(root, 'bench/models/zoo'))) {
+// `--fresh`: only what ran this time (the lists lose what the zoo's models alone need).
+if (!existsSync(join(root, 'bench/models/zoo')) && !process.argv.includes('--fresh')) {
   const listed = (file) => readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
   for (const n of listed(HOT_LIST)) hotNames.graph.add(n);
   for (const n of listed(HOT_LIST_LAYERS)) hotNames.layers.add(n);

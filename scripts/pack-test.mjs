@@ -328,7 +328,7 @@ async function readmeExamples(app, browser) {
   writeFileSync(join(tfjsDir, 'example.mjs'), blocks.get('tfjs'));
   try {
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies['@tensorflow/tfjs'];
-    sh('npm', ['install', '--no-audit', '--no-fund', '--offline', `@tensorflow/tfjs@${version}`], app);
+    sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `@tensorflow/tfjs@${version}`], app);
     const out = sh('node', ['example.mjs'], tfjsDir);
     const f10 = out.match(/^f\(10\) = (-?\d+\.\d)$/m);
     const entries = out.match(/^kernel cache entries: (\d+)$/m);
