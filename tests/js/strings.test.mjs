@@ -67,3 +67,27 @@ test('the strings_vocab model matches TF and releases its table with it', async 
   assert.equal(ctx.memory().numResources, 0);
   ctx.dispose();
 });
+
+test('the strings_vocab model loaded, run and disposed 1,000 times leaves heap, tables and cache flat', async () => {
+  const ctx = new EagerContext();
+  const { modelJson, shards, reference } = loadFixture('strings_vocab');
+  const json = JSON.parse(modelJson);
+  const text = reference.inputs.text;
+  const bytes = text.data.map((b) => Uint8Array.from(Buffer.from(b, 'base64')));
+  const cycle = async () => {
+    const model = await ctx.loadGraphModel({ modelJson: json, weights: shards });
+    const x = ctx.tensor(bytes, text.shape, 'string');
+    const out = model.predict(x);
+    for (const t of Object.values(out)) t.dispose();
+    x.dispose();
+    model.dispose();
+  };
+  for (let i = 0; i < 3; i++) await cycle();
+  const start = ctx.memory();
+  for (let i = 0; i < 1000; i++) await cycle();
+  const end = ctx.memory();
+  for (const k of ['heapBytes', 'numTensors', 'tensorBytes', 'numResources', 'resourceBytes', 'cacheEntries', 'cacheBytes']) {
+    assert.equal(end[k], start[k], k);
+  }
+  ctx.dispose();
+});
