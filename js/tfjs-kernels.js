@@ -46,8 +46,26 @@ const BINARY = {
   LessEqual: 'LessEqual', Greater: 'Greater', GreaterEqual: 'GreaterEqual', LogicalAnd: 'LogicalAnd',
   LogicalOr: 'LogicalOr', LogicalXor: 'NotEqual', BitwiseAnd: 'BitwiseAnd',
 };
+/** TF's ordering comparisons have no strings: TF.js's compare them as JS strings. */
+const ORDERED = new Set(['Less', 'LessEqual', 'Greater', 'GreaterEqual']);
 for (const [name, op] of Object.entries(BINARY)) {
-  def(name, ({ inputs: { a, b }, backend }) => backend.run1(op, [a, b]));
+  def(name, ({ inputs: { a, b }, backend }) => {
+    if (!ORDERED.has(name) || a.dtype !== 'string') return backend.run1(op, [a, b]);
+    return backend.run1(op, stringRanks(backend, [a, b]));
+  });
+}
+
+/** String tensors as int32 tensors of their elements' ranks in JS string order (same order, same shapes). */
+function stringRanks(backend, infos) {
+  const decoder = new TextDecoder();
+  const lists = infos.map((t) => Array.from(backend.readSync(t.dataId), (bytes) => decoder.decode(bytes)));
+  const sorted = [...new Set(lists.flat())].sort();
+  const rank = new Map(sorted.map((v, i) => [v, i]));
+  return lists.map((l, k) => {
+    const t = backend.context.tensor(Int32Array.from(l, (v) => rank.get(v)), infos[k].shape, 'int32');
+    backend.scratch.push(t);
+    return t;
+  });
 }
 
 def('AddN', ({ inputs, backend }) => backend.run1('AddN', inputs));
@@ -833,3 +851,32 @@ def('StringToHashBucketFast', ({ inputs: { input }, attrs, backend }) =>
 def('StaticRegexReplace', ({ inputs: { x }, attrs, backend }) =>
   backend.run1('StaticRegexReplace', [x], { pattern: attrs.pattern, rewrite: attrs.rewrite, replace_global: attrs.replaceGlobal !== false }),
 );
+
+// tf.image.rotateWithOffset: each output pixel reads the input at its position rotated by
+// `radians` about `center` (fractions of width and height), rounded to the nearest pixel; outside
+// the image it is `fillValue` (per channel, the 4th one opaque). Computed in JS, as TF.js does.
+def('RotateWithOffset', ({ inputs: { image }, attrs, backend }) => {
+  const { radians, fillValue, center } = attrs;
+  const [batch, height, width, channels] = image.shape;
+  const [cx, cy] = backend_util.getImageCenter(center, height, width);
+  const sin = Math.sin(radians);
+  const cos = Math.cos(radians);
+  const src = backend.readSync(image.dataId);
+  const out = new src.constructor(src.length);
+  for (let b = 0; b < batch; b++) {
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const sx = Math.round((x - cx) * cos - (y - cy) * sin + cx);
+        const sy = Math.round((x - cx) * sin + (y - cy) * cos + cy);
+        const inside = sx >= 0 && sx < width && sy >= 0 && sy < height;
+        const o = ((b * height + y) * width + x) * channels;
+        const i = ((b * height + sy) * width + sx) * channels;
+        for (let c = 0; c < channels; c++) {
+          const fill = typeof fillValue === 'number' ? fillValue : c === 3 ? 255 : fillValue[c];
+          out[o + c] = inside ? src[i + c] : fill;
+        }
+      }
+    }
+  }
+  return backend.makeOutput(out, image.shape, image.dtype);
+});
