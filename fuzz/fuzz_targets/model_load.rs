@@ -416,6 +416,22 @@ fn fingerprint(t: &Tensor) -> (Vec<usize>, DType, Vec<u64>) {
         Data::I64(v) => v.iter().map(|&x| x as u64).collect(),
         Data::Bool(v) => v.iter().map(|&x| x as u64).collect(),
         Data::U8(v) => v.iter().map(|&x| x as u64).collect(),
+        Data::C64(v) => v
+            .iter()
+            .flat_map(|c| [c.re, c.im])
+            .map(|x| {
+                if x.is_nan() {
+                    u64::MAX
+                } else {
+                    x.to_bits() as u64
+                }
+            })
+            .collect(),
+        // Each string's bytes, after its length (so element boundaries count).
+        Data::Str(v) => v
+            .iter()
+            .flat_map(|s| std::iter::once(s.len() as u64).chain(s.iter().map(|&b| b as u64)))
+            .collect(),
         Data::Resource(_) => vec![],
     };
     (t.dims().to_vec(), t.dtype(), bits)
