@@ -399,19 +399,19 @@ fn big_shape(y: u8) -> Value {
     json!({ "dim": dims })
 }
 
+/// A float's bits, every NaN as one value.
+fn float_bits(x: f32) -> u64 {
+    if x.is_nan() {
+        u64::MAX
+    } else {
+        x.to_bits() as u64
+    }
+}
+
 /// The value of a tensor, bit for bit (NaNs as one).
 fn fingerprint(t: &Tensor) -> (Vec<usize>, DType, Vec<u64>) {
     let bits: Vec<u64> = match t.data() {
-        Data::F32(v) => v
-            .iter()
-            .map(|x| {
-                if x.is_nan() {
-                    u64::MAX
-                } else {
-                    x.to_bits() as u64
-                }
-            })
-            .collect(),
+        Data::F32(v) => v.iter().map(|&x| float_bits(x)).collect(),
         Data::I32(v) => v.iter().map(|&x| x as u64).collect(),
         Data::I64(v) => v.iter().map(|&x| x as u64).collect(),
         Data::Bool(v) => v.iter().map(|&x| x as u64).collect(),
