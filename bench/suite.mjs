@@ -149,7 +149,8 @@ async function calibrate(step, isAsync, cfg, minBatch = 1) {
 async function setupEager(lib, plainSimd) {
   if (lib instanceof Error) throw lib;
   // 'on-demand': no idle prefetch, so the download figure counts what the cases needed.
-  await lib.init({ coldCode: 'on-demand', ...(plainSimd ? { relaxedSimd: false } : {}) });
+  // One thread, as the peers' single-threaded builds run.
+  await lib.init({ coldCode: 'on-demand', threads: 1, ...(plainSimd ? { relaxedSimd: false } : {}) });
   const ctx = new lib.EagerContext();
   const ops = new Set(lib.registeredOps());
   return { lib, ctx, ops, info: { registeredOps: ops.size, ...lib.wasmFeatures() } };

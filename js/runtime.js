@@ -1,6 +1,17 @@
 // Loading the wasm module (init), which build was loaded, and the instance-wide calls.
 
-import wbgInit, { initRuntime, layersBuild, opNames, relaxedSimdBuild, resetHeapPeak } from './eager_wasm.js';
+import wbgInit, {
+  initRuntime,
+  layersBuild,
+  opNames,
+  relaxedSimdBuild,
+  resetHeapPeak,
+  setThreadWorkers,
+  threadCount,
+  threadsBuild,
+  useGlue,
+} from './eager_wasm.js';
+import { defaultThreadCount, startWorkers, threadsAvailable } from './threads.js';
 import { bindBorrowEpoch, bindColdCode, coldCodeLoaded, isSplit, loadColdCodeAsync } from './cold-code.js';
 import { EagerError, callWasm } from './errors.js';
 
@@ -45,10 +56,16 @@ function engineHasRelaxedSimd() {
  */
 export function init(input) {
   let coldCode;
+  let threads;
   try {
     coldCode = isInitOptions(input) ? input.coldCode : undefined;
+    threads = isInitOptions(input) ? input.threads : undefined;
   } catch (e) {
     return Promise.reject(new EagerError('InvalidArgument', 'init(): the options could not be read', { cause: e }));
+  }
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1 && threads <= 64)) {
+    const got = typeof threads === 'number' ? String(threads) : typeof threads;
+    return Promise.reject(new EagerError('InvalidArgument', `init(): threads must be an integer from 1 to 64, got ${got}`));
   }
   if (coldCode !== undefined && coldCode !== 'idle' && coldCode !== 'on-demand' && coldCode !== 'at-init') {
     const got = typeof coldCode === 'string' ? `'${coldCode}'` : typeof coldCode;
@@ -66,6 +83,11 @@ export function init(input) {
   firstSource = isInitOptions(input) || input === undefined ? null : input;
   initPromise = (async () => {
     let source = input;
+    const threaded = await threadsWanted(input, threads);
+    if (threaded > 1) {
+      await initThreaded(input?.relaxedSimd !== false && engineHasRelaxedSimd(), threaded);
+      return;
+    }
     if (source === undefined || isInitOptions(source)) {
       const relaxed = source?.relaxedSimd !== false && engineHasRelaxedSimd();
       // Spelled out, one literal each, so that bundlers see (and copy) every file.
@@ -105,6 +127,57 @@ export function init(input) {
     });
   });
   return initPromise;
+}
+
+/**
+ * How many threads init() should start (1: a single-threaded build). By default, the cores there
+ * are wherever the threaded build can run (Node; a cross-origin-isolated page) and the options ask
+ * for nothing it lacks (the layers format, a module of the caller's); an explicit `threads` above
+ * 1 that cannot be had rejects, saying why.
+ */
+async function threadsWanted(input, threads) {
+  if (threads === 1) return 1;
+  const options = input === undefined || isInitOptions(input);
+  const why = !options
+    ? 'a module given to init() is loaded as it is (pass options instead to let init() pick the build)'
+    : input?.layers === true
+      ? 'the layers format has no threaded build (init({ layers: true, threads: 1 }))'
+      : !threadsAvailable()
+        ? 'threads need SharedArrayBuffer: a cross-origin-isolated page (serve it with the headers ' +
+          '`Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`) or Node'
+        : null;
+  if (why !== null) {
+    if (threads === undefined) return 1;
+    throw new EagerError('FailedPrecondition', `init({ threads: ${threads} }): ${why}`);
+  }
+  return threads ?? (await defaultThreadCount());
+}
+
+/**
+ * Loads the threaded build (graph models; not split), starts `threads - 1` workers on its shared
+ * memory and tells the runtime how many came up.
+ */
+async function initThreaded(relaxed, threads) {
+  const url = relaxed
+    ? new URL('./eager_wasm_threads_relaxed_bg.wasm', import.meta.url)
+    : new URL('./eager_wasm_threads_bg.wasm', import.meta.url);
+  let module;
+  if (isNode) {
+    const fsName = 'node:fs/promises';
+    const { readFile } = await import(/* @vite-ignore */ fsName);
+    module = await WebAssembly.compile(await readFile(url));
+  } else {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    module = await WebAssembly.compile(await response.arrayBuffer());
+  }
+  const glue = await import('./eager_wasm_threads.js');
+  exportsRef = await glue.default({ module_or_path: module });
+  useGlue(glue);
+  bindColdCode(exportsRef, coldCodeUrl, null);
+  bindBorrowEpoch(initRuntime());
+  const started = await startWorkers(module, exportsRef.memory, threads - 1);
+  setThreadWorkers(started);
 }
 
 /**
@@ -152,19 +225,27 @@ function refuseOtherBuild(input) {
   }
   if (input.layers === true && !layersBuild()) throw refuse('this call asks for the layers format');
   if (input.relaxedSimd === false && relaxedSimdBuild()) throw refuse('this call asks for the plain SIMD build');
+  if (input.threads !== undefined && input.threads !== threadCount()) {
+    throw refuse(`this call asks for ${input.threads} thread(s) and ${threadCount()} run`);
+  }
 }
 
 function isInitOptions(v) {
   return v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 }
 
-/** Which build init() loaded: `{ simd: true, relaxedSimd, layers, split, coldCodeLoaded }`. */
+/**
+ * Which build init() loaded: `{ simd: true, relaxedSimd, layers, threads, split, coldCodeLoaded }`
+ * (`threads`: how many threads kernels use, the calling one included; 1 in the single-threaded
+ * builds).
+ */
 export function wasmFeatures() {
   ensureInit();
   return {
     simd: true,
     relaxedSimd: callWasm(relaxedSimdBuild),
     layers: callWasm(layersBuild),
+    threads: callWasm(threadsBuild) ? callWasm(threadCount) : 1,
     split: isSplit(),
     coldCodeLoaded: coldCodeLoaded(),
   };

@@ -31,7 +31,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { COLD_SPLIT, coldSplitBinary, hotListsFor, SPLIT_VARIANTS } from './lib/cold-split.mjs';
-import { NIGHTLY, NIGHTLY_CARGO_ARGS, NIGHTLY_RUSTFLAGS, WASM_BINDGEN, WASM_OPT, wasmOptArgs } from './lib/wasm-tools.mjs';
+import {
+  NIGHTLY,
+  NIGHTLY_CARGO_ARGS,
+  NIGHTLY_RUSTFLAGS,
+  THREADS_LINK_ARGS,
+  THREADS_TARGET_FEATURES,
+  WASM_BINDGEN,
+  WASM_OPT,
+  wasmOptArgs,
+} from './lib/wasm-tools.mjs';
+import { glueFacade } from './lib/glue-facade.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -122,6 +132,34 @@ for (const v of variants) {
     copyFileSync(bgWasm, join(root, v.out, 'dist', v.wasm));
   }
 }
+// The threaded builds (graph models; plain and relaxed SIMD): shared memory and atomics, which need
+// std rebuilt (-Zbuild-std), so the stable toolchain makes none. Not split: a worker runs kernels
+// on its own instance of the module, which the on-demand part would have to reach as well.
+const threadVariants = stable
+  ? []
+  : [false, true].map((relaxed) => ({
+      name: `graph, ${relaxed ? 'relaxed-simd' : 'simd'}, threads`,
+      relaxed,
+      out: `pkg/t${relaxed ? '_relaxed' : ''}`,
+      wasm: `eager_wasm_threads${relaxed ? '_relaxed' : ''}_bg.wasm`,
+      rustFeatures: `+simd128,${THREADS_TARGET_FEATURES}${relaxed ? ',+relaxed-simd' : ''}`,
+      targetDir: `target/threads${relaxed ? '/relaxed' : ''}`,
+    }));
+if (stable) console.warn('--stable: no threaded builds (they need -Zbuild-std)');
+for (const v of threadVariants) {
+  if (!args.has('--skip-cargo')) {
+    const build = ['build', '--release', '--target', 'wasm32-unknown-unknown', '--lib', '--target-dir', v.targetDir, '--no-default-features'];
+    const rustflags = [`-C target-feature=${v.rustFeatures}`, ...NIGHTLY_RUSTFLAGS, ...THREADS_LINK_ARGS, ...remaps];
+    run('cargo', [`+${NIGHTLY}`, ...build, ...NIGHTLY_CARGO_ARGS], {
+      env: { ...process.env, CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS: rustflags.join(' ') },
+    });
+  }
+  const built = join(root, v.targetDir, 'wasm32-unknown-unknown/release/eager_wasm.wasm');
+  run(WASM_BINDGEN, ['--target', 'web', '--out-dir', v.out, '--out-name', 'eager_wasm', built]);
+  const bgWasm = join(root, v.out, 'eager_wasm_bg.wasm');
+  if (!args.has('--no-opt')) run(WASM_OPT, [...wasmOptArgs({ relaxedSimd: v.relaxed, threads: true }), bgWasm, '-o', bgWasm]);
+}
+
 // One glue module serves all builds: they export and import the same functions.
 const glue = (v) => readFileSync(join(root, v.out, 'eager_wasm.js'), 'utf8');
 for (const v of variants.slice(1)) {
@@ -131,16 +169,34 @@ for (const v of variants.slice(1)) {
   }
 }
 
+// And one the threaded builds (it imports a shared memory and starts threads).
+for (const v of threadVariants.slice(1)) {
+  if (glue(v) !== glue(threadVariants[0])) {
+    console.error(`the wasm-bindgen glue of the ${v.name} build differs from the other threaded build's`);
+    process.exit(1);
+  }
+}
+
 const dist = join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
-for (const f of ['eager_wasm.js', 'eager_wasm.d.ts', 'eager_wasm_bg.wasm.d.ts']) {
-  copyFileSync(join(root, variants[0].out, f), join(dist, f));
-}
+// dist/eager_wasm.js is a facade over the two glues (scripts/lib/glue-facade.mjs): the wrapper's
+// modules import from it, and init() points it at the threaded glue when it loads a threaded build.
+copyFileSync(join(root, variants[0].out, 'eager_wasm.js'), join(dist, 'eager_wasm_single.js'));
+const threadedGlue = threadVariants.length ? glue(threadVariants[0]) : null;
+if (threadedGlue !== null) writeFileSync(join(dist, 'eager_wasm_threads.js'), threadedGlue);
+writeFileSync(join(dist, 'eager_wasm.js'), glueFacade(glue(variants[0]), threadedGlue));
+copyFileSync(join(root, variants[0].out, 'eager_wasm_bg.wasm.d.ts'), join(dist, 'eager_wasm_bg.wasm.d.ts'));
+writeFileSync(
+  join(dist, 'eager_wasm.d.ts'),
+  readFileSync(join(root, variants[0].out, 'eager_wasm.d.ts'), 'utf8') +
+    '\n/** Points every export at another wasm-bindgen glue module (the threaded one). */\nexport function useGlue(other: object): void;\n',
+);
 for (const v of variants) {
   copyFileSync(join(root, v.out, 'dist', v.wasm), join(dist, v.wasm));
   if (split) copyFileSync(join(root, v.out, 'dist', v.cold), join(dist, v.cold));
 }
+for (const v of threadVariants) copyFileSync(join(root, v.out, 'eager_wasm_bg.wasm'), join(dist, v.wasm));
 // The wrapper: index.js (the entry) and the modules it imports, all next to the glue.
 for (const f of readdirSync(join(root, 'js'))) {
   if (f.endsWith('.js') || f.endsWith('.d.ts')) copyFileSync(join(root, 'js', f), join(dist, f));
@@ -162,7 +218,10 @@ variants.forEach((v, i) => {
 });
 // Top level: the plain graph build (the default download where relaxed SIMD is missing); the others
 // by name.
+const threadSizes = threadVariants.map((v) => sizeOf(v.wasm));
+threadVariants.forEach((v, i) => console.log(`dist/${v.wasm} (${v.name}): ${threadSizes[i].wasmBytes} bytes, ${threadSizes[i].wasmGzipBytes} gzipped, not split`));
+const threaded = threadSizes.length ? { threads: threadSizes[0], threadsRelaxedSimd: threadSizes[1] } : {};
 writeFileSync(
   join(dist, 'sizes.json'),
-  JSON.stringify({ ...sizes[0], relaxedSimd: sizes[1], layers: sizes[2], layersRelaxedSimd: sizes[3] }, null, 2) + '\n',
+  JSON.stringify({ ...sizes[0], relaxedSimd: sizes[1], layers: sizes[2], layersRelaxedSimd: sizes[3], ...threaded }, null, 2) + '\n',
 );

@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 // Lowest first; a module may refer to its own layer's module and to lower layers only. Modules on
 // one line are siblings that must not refer to each other either (each is a leaf of its layer).
 const LAYERS = [
-  ['status', 'memory', 'hash', 'handles'],
+  ['status', 'memory', 'parallel', 'hash', 'handles'],
   ['tensor'],
   ['resource'],
   ['ops'],

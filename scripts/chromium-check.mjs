@@ -16,19 +16,26 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const strict = process.argv.includes('--strict-bench');
 const TARGET_US = 3;
 
-const page = `<!doctype html><meta charset="utf-8"><title>eager-wasm check</title>
+/**
+ * The check page for one build: `threads: 1` the split single-threaded build (which the split
+ * checks need), `threads: 0` init()'s default on this cross-origin-isolated page: the threaded build.
+ */
+const page = (threads) => `<!doctype html><meta charset="utf-8"><title>eager-wasm check</title>
 <script type="module">
 import * as api from '/dist/index.js';
 import { runHostileCases } from '/tests/js/hostile-cases.mjs';
 import { fuzzBoundary } from '/tests/js/hostile-fuzz.mjs';
 import { checkFromPixels } from '/tests/js/pixels-browser.mjs';
 import { checkOpsCases } from '/tests/js/ops-cases.mjs';
+import { opCases } from '/tests/js/thread-op-cases.mjs';
 const { init, EagerContext, EagerError, registeredOps } = api;
 const log = [];
 const check = (cond, msg) => { if (!cond) throw new Error('check failed: ' + msg); log.push('ok ' + msg); };
 try {
   // 'on-demand': no prefetch when the page is idle, so the checks below see which part ran what.
-  await init({ coldCode: 'on-demand' });
+  await init(${threads === 1 ? "{ coldCode: 'on-demand', threads: 1 }" : ''});
+  const threads = api.wasmFeatures().threads;
+  check(${threads === 1 ? 'threads === 1' : 'crossOriginIsolated && threads === Math.min(8, navigator.hardwareConcurrency)'}, 'init() loaded the build for ${threads === 1 ? 'one thread' : 'every core'} (' + threads + ')');
   const ops = new Set(registeredOps());
   const ctx = new EagerContext({ cache: { maxBytes: 64 * 2 ** 20 } });
   const a = ctx.tensor(new Float32Array([1, 2, 3, 4]), [2, 2]);
@@ -41,13 +48,15 @@ try {
   check(String(Array.from(await s.data())) === '2,2,3,5', 'AddV2');
   // The split build: init() loaded the primary part only, which ran the ops so far; a rare op loads
   // the on-demand part on the page's thread, with a synchronous request (js/cold-code.js).
-  check(api.wasmFeatures().split === true && api.wasmFeatures().coldCodeLoaded === false, 'common ops ran on the primary part alone');
+  const split = api.wasmFeatures().split;
+  check(split === ${threads === 1}, 'the ${threads === 1 ? 'single-threaded build is split' : 'threaded build is not split'}');
+  if (split) check(api.wasmFeatures().coldCodeLoaded === false, 'common ops ran on the primary part alone');
   const atIn = [ctx.tensor([1, -1]), ctx.tensor([-2, -0.5])];
   const [at] = ctx.execute('Atan2', atIn);
   const atGot = Array.from(at.dataSync());
   for (const t of [at, ...atIn]) t.dispose();
   const atWant = [Math.atan2(1, -2), Math.atan2(-1, -0.5)];
-  check(api.wasmFeatures().coldCodeLoaded === true && atGot.every((v, i) => Math.abs(v - atWant[i]) < 1e-6), 'a rare op loads the on-demand part synchronously and runs');
+  check((!split || api.wasmFeatures().coldCodeLoaded === true) && atGot.every((v, i) => Math.abs(v - atWant[i]) < 1e-6), 'a rare op runs' + (split ? ' (loading the on-demand part synchronously)' : ''));
   const base = ctx.memory().numTensors;
   const y = ctx.tidy(() => ctx.execute('Neg', [ctx.execute('AddV2', [a, b])[0]])[0]);
   check(ctx.memory().numTensors === base + 1, 'tidy keeps only the result');
@@ -101,6 +110,7 @@ try {
     for (let i = 0; i < n; i++) ctx.execute('AddV2', [x1, x2])[0].dispose();
     return ((performance.now() - t0) * 1000) / n;
   })();
+  const big = opCases(ctx);
   ctx.dispose();
   const pixels = await checkFromPixels(api);
   const opsCtx = new EagerContext();
@@ -109,17 +119,47 @@ try {
   // Hostile values at the boundary (tests/js/hostile-cases.mjs, as in Node) and the fuzz loop.
   const hostile = await runHostileCases(api);
   const fuzz = fuzzBoundary(api, { ms: 3000, seed: 2 });
-  window.__result = { log, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent, hostile, fuzz, pixels, opsFailures };
+  window.__result = { log, threads, big, addUs: times[0], addUsMedian: times[2], execUs: execOnly, ua: navigator.userAgent, hostile, fuzz, pixels, opsFailures };
 } catch (e) {
   window.__error = ((e && e.stack) || String(e)) + '\\n' + log.join('\\n');
 }
 </script>`;
 
-const server = await startServer(root, { pages: { '/check.html': page } });
+const server = await startServer(root, { pages: { '/check.html': page(1), '/check-threads.html': page(0) } });
 const browser = await launchChromium();
 let failed = false;
+const results = [];
 try {
-  const r = await runPage(browser.context, `${server.origin}/check.html`, { prefix: '[chromium]', timeoutMs: 600000 });
+  for (const [name, path] of [['single-threaded build', 'check.html'], ['threaded build', 'check-threads.html']]) {
+    console.log(`-- ${name}`);
+    const r = await runPage(browser.context, `${server.origin}/${path}`, { prefix: '[chromium]', timeoutMs: 600000 });
+    results.push(r);
+    failed = report(r) || failed;
+  }
+  // The threaded build's results, bit for bit those of the single-threaded one.
+  const [one, many] = results;
+  const names = Object.keys(one.big);
+  const differ = names.filter((n) => JSON.stringify(one.big[n]) !== JSON.stringify(many.big[n]));
+  if (differ.length > 0 || names.length === 0) {
+    console.log(`FAIL threaded vs single-threaded results differ: ${differ.join(', ')}`);
+    failed = true;
+  } else {
+    console.log(`ok ${names.length} ops cut into tasks on ${many.threads} threads: equal bit for bit to one thread`);
+  }
+  console.log(
+    `tiny add + dispose, median: ${one.addUsMedian.toFixed(2)} us single-threaded build, ${many.addUsMedian.toFixed(2)} us threaded`,
+  );
+} catch (e) {
+  console.error(e.message);
+  failed = true;
+} finally {
+  await browser.close();
+  await server.close();
+}
+
+/** Prints one page's checks; true if any failed. */
+function report(r) {
+  let failed = false;
   for (const l of r.log) console.log(l);
   for (const f of r.opsFailures) console.log(`FAIL ctx.ops vs execute: ${f}`);
   if (r.opsFailures.length > 0) failed = true;
@@ -150,11 +190,6 @@ try {
     console.log(`${strict ? 'FAIL' : 'WARN'}: add is slower than the target`);
     if (strict) failed = true;
   }
-} catch (e) {
-  console.error(e.message);
-  failed = true;
-} finally {
-  await browser.close();
-  await server.close();
+  return failed;
 }
 process.exit(failed ? 1 : 0);

@@ -98,7 +98,7 @@ async function workload(wasmPath, outPath) {
   const exports = await glue.default({ module_or_path: readFileSync(wasmPath) });
   const api = await import(pathToFileURL(join(root, 'dist/index.js')).href);
   const { exerciseEager } = await import(pathToFileURL(join(root, 'bench/suite.mjs')).href);
-  await api.init(); // binds the instance the glue already holds
+  await api.init({ threads: 1 }); // binds the instance the glue already holds
   const { layers } = api.wasmFeatures();
   const { modelOps } = await import(pathToFileURL(join(root, 'bench/model-cases.mjs')).href);
   // The ops: those the kernel cache saw, and every op of the models run (control flow, Const, ...

@@ -416,7 +416,9 @@ async function readmePageBudget(app, browser) {
   let page;
   try {
     sh(join(root, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn', '--outDir', 'dist'], dir);
-    server = await startServer(join(dir, 'dist'));
+    // As most hosts serve a page: not cross-origin isolated, so init() loads the split
+    // single-threaded build (an isolated page gets the threaded build, not split: docs/threads.md).
+    server = await startServer(join(dir, 'dist'), { isolated: false });
     page = await browser.context.newPage();
     await page.addInitScript(() => {
       // The page goes idle while it awaits the model and the image, and init() then prefetches the

@@ -2,7 +2,6 @@
 //! every surface (Rust, JS, demo) shows.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 /// Memory held back for the small allocations that finish a call once memory is full: the call's
@@ -76,31 +75,92 @@ pub fn can_allocate(bytes: usize) -> bool {
     true
 }
 
-/// Counts live bytes, the high-water mark and allocation calls of the current thread. On wasm32 that
-/// is the whole instance; natively it keeps figures exact under a multi-threaded test runner (Rust
-/// tensors are `Rc`, so an allocation is freed on the thread that made it).
+/// Counts live bytes, the high-water mark and allocation calls. On wasm32 the counters are the
+/// instance's: one set, shared by the threads of the threaded build (a kernel's scratch buffers are
+/// allocated on workers too, and worker stacks come from this heap). Natively they are per thread,
+/// which keeps figures exact under a multi-threaded test runner (Rust tensors are `Rc`, so an
+/// allocation is freed on the thread that made it; parallel kernels free their scratch on the
+/// thread that made it too).
 pub struct CountingAllocator;
 
-thread_local! {
-    // Const-initialized without Drop: no lazy registration, so safe to touch inside the allocator.
-    // i64, not isize: on wasm32 an isize turns negative past 2 GiB in use.
-    static LIVE_BYTES: Cell<i64> = const { Cell::new(0) };
-    static PEAK_BYTES: Cell<i64> = const { Cell::new(0) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+#[cfg(target_arch = "wasm32")]
+mod counters {
+    use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering::Relaxed};
+
+    // i64, not isize: on wasm32 an isize turns negative past 2 GiB in use. Relaxed: each figure is
+    // read on its own; without the atomics feature these are plain loads and stores.
+    static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+    static PEAK_BYTES: AtomicI64 = AtomicI64::new(0);
+    static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+    pub fn add(size: usize) {
+        let now = LIVE_BYTES
+            .fetch_add(size as i64, Relaxed)
+            .wrapping_add(size as i64);
+        PEAK_BYTES.fetch_max(now, Relaxed);
+        ALLOCATIONS.fetch_add(1, Relaxed);
+    }
+    pub fn sub(size: usize) {
+        LIVE_BYTES.fetch_sub(size as i64, Relaxed);
+    }
+    pub fn live() -> i64 {
+        LIVE_BYTES.load(Relaxed)
+    }
+    pub fn peak() -> i64 {
+        PEAK_BYTES.load(Relaxed)
+    }
+    pub fn allocations() -> usize {
+        ALLOCATIONS.load(Relaxed)
+    }
+    pub fn reset_peak() {
+        PEAK_BYTES.store(live(), Relaxed);
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod counters {
+    use std::cell::Cell;
+
+    thread_local! {
+        // Const-initialized without Drop: no lazy registration, so safe to touch inside the
+        // allocator.
+        static LIVE_BYTES: Cell<i64> = const { Cell::new(0) };
+        static PEAK_BYTES: Cell<i64> = const { Cell::new(0) };
+        static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    // `try_with`: during thread teardown the slots may be gone; the figures then stop mattering.
+    pub fn add(size: usize) {
+        let _ = LIVE_BYTES.try_with(|live| {
+            let now = live.get().wrapping_add(size as i64);
+            live.set(now);
+            let _ = PEAK_BYTES.try_with(|p| p.set(p.get().max(now)));
+        });
+        let _ = ALLOCATIONS.try_with(|a| a.set(a.get().wrapping_add(1)));
+    }
+    pub fn sub(size: usize) {
+        let _ = LIVE_BYTES.try_with(|live| live.set(live.get().wrapping_sub(size as i64)));
+    }
+    pub fn live() -> i64 {
+        LIVE_BYTES.with(Cell::get)
+    }
+    pub fn peak() -> i64 {
+        PEAK_BYTES.with(Cell::get)
+    }
+    pub fn allocations() -> usize {
+        ALLOCATIONS.with(Cell::get)
+    }
+    pub fn reset_peak() {
+        PEAK_BYTES.with(|p| p.set(live()));
+    }
 }
 
 fn record_alloc(size: usize) {
-    // `try_with`: during thread teardown the slots may be gone; the figures then stop mattering.
-    let _ = LIVE_BYTES.try_with(|live| {
-        let now = live.get().wrapping_add(size as i64);
-        live.set(now);
-        let _ = PEAK_BYTES.try_with(|p| p.set(p.get().max(now)));
-    });
-    let _ = ALLOCATIONS.try_with(|a| a.set(a.get().wrapping_add(1)));
+    counters::add(size);
 }
 
 fn record_dealloc(size: usize) {
-    let _ = LIVE_BYTES.try_with(|live| live.set(live.get().wrapping_sub(size as i64)));
+    counters::sub(size);
 }
 
 // SAFETY: every method forwards to `System` with the caller's layout unchanged, so `System`'s
@@ -165,21 +225,21 @@ static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// Live bytes of the Rust heap right now.
 pub fn heap_bytes() -> usize {
-    usize::try_from(LIVE_BYTES.with(Cell::get).max(0)).unwrap_or(usize::MAX)
+    usize::try_from(counters::live().max(0)).unwrap_or(usize::MAX)
 }
 
 /// Highest `heap_bytes()` seen since start or the last `reset_heap_peak()`.
 pub fn heap_peak_bytes() -> usize {
-    usize::try_from(PEAK_BYTES.with(Cell::get).max(0)).unwrap_or(usize::MAX)
+    usize::try_from(counters::peak().max(0)).unwrap_or(usize::MAX)
 }
 
 /// Allocation calls since start (a cheap proxy for allocator pressure on hot paths).
 pub fn allocation_count() -> usize {
-    ALLOCATIONS.with(Cell::get)
+    counters::allocations()
 }
 
 pub fn reset_heap_peak() {
-    PEAK_BYTES.with(|p| p.set(LIVE_BYTES.with(Cell::get)));
+    counters::reset_peak();
 }
 
 /// Reserved linear memory of this wasm instance (grows, never shrinks). Zero off wasm. A u64:

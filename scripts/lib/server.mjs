@@ -29,6 +29,10 @@ export const MIME = {
   '.ts': 'text/plain; charset=utf-8',
 };
 
+const PLAIN_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
 const HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -43,17 +47,19 @@ const HEADERS = {
  *   redirects  { '/path': '/elsewhere' } answered with 302 (e.g. { '/': '/www/' })
  *   port       0 (the default): a free port; a taken port rejects (EADDRINUSE)
  *   log        called with a line for every response with a status >= 400
+ *   isolated   false: no COOP/COEP/CORP headers (a page as most hosts serve it: not cross-origin
+ *              isolated, so no SharedArrayBuffer and no wasm threads)
  * A folder is served as its index.html (after a 301 to the path with a trailing slash); paths that
  * resolve outside `root` get 403. Resolves { origin, url, port, close() }: origin is
  * `http://127.0.0.1:<port>` and url is origin + '/'.
  */
-export function startServer(root, { pages = {}, redirects = {}, port = 0, log = () => {} } = {}) {
+export function startServer(root, { pages = {}, redirects = {}, port = 0, log = () => {}, isolated = true } = {}) {
   root = resolve(root);
 
   const server = createServer(async (req, res) => {
     const send = (status, body, type = 'text/plain; charset=utf-8', extra = {}) => {
       if (status >= 400) log(`[server] ${status} ${req.url}`);
-      res.writeHead(status, { ...HEADERS, 'Content-Type': type, ...extra });
+      res.writeHead(status, { ...(isolated ? HEADERS : PLAIN_HEADERS), 'Content-Type': type, ...extra });
       res.end(body);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -83,7 +89,7 @@ export function startServer(root, { pages = {}, redirects = {}, port = 0, log = 
       }
       if (!s.isFile()) throw new Error('not a file');
       res.writeHead(200, {
-        ...HEADERS,
+        ...(isolated ? HEADERS : PLAIN_HEADERS),
         'Content-Type': MIME[extname(target).toLowerCase()] ?? 'application/octet-stream',
         'Content-Length': s.size,
       });

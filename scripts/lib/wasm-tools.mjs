@@ -36,12 +36,26 @@ export const WASM_OPT = join(root, 'node_modules/.bin/wasm-opt');
 /** wasm-opt's -O3 with the features rustc enables by default for wasm32-unknown-unknown, plus SIMD
  * (and relaxed SIMD for that build). The `producers` and `target_features` custom sections are
  * dropped: toolchain metadata for linkers, unused by engines (200 bytes gzipped). */
-export function wasmOptArgs({ relaxedSimd = false } = {}) {
+export function wasmOptArgs({ relaxedSimd = false, threads = false } = {}) {
   const features = ['simd', 'bulk-memory', 'sign-ext', 'mutable-globals', 'nontrapping-float-to-int', 'reference-types', 'multivalue'];
   if (relaxedSimd) features.push('relaxed-simd');
+  if (threads) features.push('threads');
   // --low-memory-unused lets -O3 fold `load(p + C)` into `load offset=C (p)`, which differ only
   // when p + C wraps past 4 GiB into the first KiB; Rust's wasm32 layout puts the bottom of a
   // 1 MiB stack there, reached only by an overflow. V8 then addresses without a separate add: the
   // 1x1 conv 2% faster in Node, 2.5 KB less gzipped.
   return ['-O3', '--low-memory-unused', ...features.map((f) => `--enable-${f}`), '--strip-producers', '--strip-target-features'];
 }
+
+/** What the threaded builds add to the target features and the link (shared, imported memory; the
+ * TLS exports wasm-bindgen's thread start needs). See ../shared/TOOLCHAIN.md, "Wasm threads". */
+export const THREADS_TARGET_FEATURES = '+atomics,+bulk-memory';
+export const THREADS_LINK_ARGS = [
+  '--shared-memory',
+  '--max-memory=4294967296',
+  '--import-memory',
+  '--export=__wasm_init_tls',
+  '--export=__tls_size',
+  '--export=__tls_align',
+  '--export=__tls_base',
+].map((a) => `-Clink-arg=${a}`);

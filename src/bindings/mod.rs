@@ -12,6 +12,7 @@ mod memory;
 mod model;
 mod state;
 mod tensor;
+mod threads;
 
 use wasm_bindgen::prelude::*;
 

@@ -10,7 +10,10 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 export const fixtures = join(root, 'tests/fixtures/models');
 export { api };
 
-await api.init();
+// EAGER_WASM_TEST_THREADS=1 runs the suites on the single-threaded builds (Node's default is the
+// threaded build, with as many threads as cores).
+const testThreads = process.env.EAGER_WASM_TEST_THREADS;
+await api.init(testThreads ? { threads: Number(testThreads) } : undefined);
 export const ops = new Set(api.registeredOps());
 
 /** `t.skip` reason when some op is not (yet) registered, else null. */

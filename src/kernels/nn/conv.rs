@@ -3,8 +3,9 @@
 //! so the patch buffer stays bounded.
 
 use super::conv_thin::{conv_thin, THIN_DEPTH};
+use super::epilogue::RowEpilogue;
 use super::epilogue::{with_output, Fusion};
-use super::gemm::{gemm_into, weight_ref, MatRef};
+use super::gemm::{gemm_into, gemm_slice, weight_ref, whole_panels, MatRef, PAR_MIN_WORK};
 use super::simd::{copy_run, zero_run};
 use super::window::{
     dims4, padding_attr, padding_attrs, require_nhwc, spatial_pair, windowed_2d, Dim1, Padding,
@@ -12,7 +13,8 @@ use super::window::{
 use crate::ops::def::FLOAT;
 use crate::ops::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
-use crate::status::{invalid_argument, unimplemented, Result};
+use crate::parallel;
+use crate::status::{internal, invalid_argument, unimplemented, Result};
 use crate::tensor::{try_alloc, Tensor};
 
 /// Patch-buffer budget per strip, in floats (1 MiB).
@@ -131,6 +133,44 @@ pub fn conv2d(
             return gemm_into(MatRef::new(xs, m, ci, false)?, b, out, epi, 0);
         }
         let rows_per_strip = (STRIP_FLOATS / k.max(1)).clamp(1, m.max(1));
+        let strips = m.div_ceil(rows_per_strip);
+        let work = m.saturating_mul(k).saturating_mul(co);
+        let tasks = parallel::tasks_for(work, PAR_MIN_WORK).min(strips);
+        if tasks > 1 {
+            // Whole strips per task (the strips a single thread would cut, so each is computed
+            // as it would be there), against the filter packed once.
+            let panels = whole_panels(&b)?;
+            let b = b.with_panels(&panels);
+            let task_rows = strips.div_ceil(tasks) * rows_per_strip;
+            let len = m * co;
+            let spare = out
+                .spare_capacity_mut()
+                .get_mut(..len)
+                .ok_or_else(|| internal("Conv2D: output buffer too small"))?;
+            let fast = epi.fast;
+            parallel::for_each_chunk_mut(spare, task_rows * co, |t, c| {
+                let fast = RowEpilogue { fast, rest: None };
+                let first = t * task_rows;
+                let rows_here = c.len() / co.max(1);
+                let mut col = try_alloc::<f32>(rows_per_strip.min(rows_here) * k)?;
+                for s0 in (0..rows_here).step_by(rows_per_strip) {
+                    let rows = rows_per_strip.min(rows_here - s0);
+                    let patches = &mut col[..rows * k];
+                    im2col(xs, (h, w, ci), (kh, kw), &dy, &dx, first + s0, patches);
+                    let a = MatRef::new(patches, rows, k, false)?;
+                    let dst = c
+                        .get_mut(s0 * co..(s0 + rows) * co)
+                        .ok_or_else(|| internal("Conv2D: strip out of range"))?;
+                    gemm_slice(a, b, dst, &fast, first + s0)?;
+                }
+                Ok(())
+            })?;
+            // SAFETY: every task returned Ok, so `gemm_slice` wrote each of its strips, and the
+            // tasks' strips cover all `len` slots of the empty output (its capacity is `len`).
+            unsafe { out.set_len(len) };
+            epi.apply_rest(out, co, 0);
+            return Ok(());
+        }
         let mut col = try_alloc::<f32>(rows_per_strip * k)?;
         for r0 in (0..m).step_by(rows_per_strip) {
             let rows = rows_per_strip.min(m - r0);

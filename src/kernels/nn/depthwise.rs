@@ -4,11 +4,13 @@
 
 use super::conv::Conv2dParams;
 use super::epilogue::{with_output, Fusion, RowEpilogue};
+use super::gemm::PAR_MIN_WORK;
 use super::simd::{load_at, prelu_row, store_uninit_at, F4};
 use super::window::{dims4, padding_attrs, Dim1};
 use crate::ops::def::FLOAT;
 use crate::ops::{Kernel, KernelContext, KernelFactory::Prepared};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::parallel;
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_alloc, Tensor};
 use core::mem::MaybeUninit;
@@ -181,8 +183,6 @@ fn channels_simd(
         lo: fast.lo,
         hi: fast.hi,
     };
-    // (input offset, filter offset) of the taps inside the input, for the current pixel.
-    let mut taps: Vec<(usize, usize)> = Vec::with_capacity(g.kh * g.kw);
     // Output columns whose horizontal window lies inside the input: `ox * stride >= pad_before`
     // and `ox * stride + (kw - 1) * dilation - pad_before < w`.
     let (x_lo, x_hi) = {
@@ -214,7 +214,7 @@ fn channels_simd(
         Vec::new()
     };
     let row_len = ow * c;
-    for (row, orow) in out.chunks_exact_mut(row_len.max(1)).enumerate() {
+    let one_row = |row: usize, orow: &mut [MaybeUninit<f32>], taps: &mut Vec<(usize, usize)>| {
         let (b, oy) = (row / oh.max(1), row % oh.max(1));
         let (mut lo, mut hi) = (ow, ow);
         let done = match if wide { 0 } else { fast_k } {
@@ -230,7 +230,7 @@ fn channels_simd(
             (lo, hi) = (x_lo, x_hi);
         } else if x_lo < x_hi {
             // Interior columns share one tap list: offsets from the window's first column.
-            window_taps(g, (b, oy, 0), true, &mut taps);
+            window_taps(g, (b, oy, 0), true, taps);
             let shift = |ox: usize| (ox * g.dx.stride - g.dx.pad_before) * c;
             let last = shift(x_hi - 1) + c;
             if taps
@@ -244,22 +244,34 @@ fn channels_simd(
                 // Two pixels at a time: each filter load serves both.
                 while ox + 2 <= x_hi {
                     let px = orow.get_mut(ox * c..(ox + 2) * c).ok_or_else(bad)?;
-                    blocks_pair(xs, fs, &taps, [shift(ox), shift(ox + 1)], px, &ep);
+                    blocks_pair(xs, fs, taps, [shift(ox), shift(ox + 1)], px, &ep);
                     ox += 2;
                 }
             }
             for ox in ox..x_hi {
                 let px = orow.get_mut(ox * c..(ox + 1) * c).ok_or_else(bad)?;
-                blocks(xs, fs, &taps, shift(ox), px, &ep);
+                blocks(xs, fs, taps, shift(ox), px, &ep);
             }
             (lo, hi) = (x_lo, x_hi);
         }
         for ox in (0..lo).chain(hi..ow) {
             let px = orow.get_mut(ox * c..(ox + 1) * c).ok_or_else(bad)?;
-            pixel(xs, fs, g, (b, oy, ox), px, &ep, &mut taps)?;
+            pixel(xs, fs, g, (b, oy, ox), px, &ep, taps)?;
         }
-    }
-    Ok(())
+        Ok(())
+    };
+    // Output rows are independent: with threads, blocks of them are tasks (each row computed as on
+    // one thread).
+    let rows = g.n * oh;
+    let work = out.len().saturating_mul(g.kh * g.kw);
+    let per_task = rows.div_ceil(parallel::tasks_for(work, PAR_MIN_WORK).min(rows).max(1));
+    parallel::for_each_chunk_mut(out, per_task * row_len.max(1), |t, part| {
+        let mut taps: Vec<(usize, usize)> = Vec::with_capacity(g.kh * g.kw);
+        for (i, orow) in part.chunks_exact_mut(row_len.max(1)).enumerate() {
+            one_row(t * per_task + i, orow, &mut taps)?;
+        }
+        Ok(())
+    })
 }
 
 fn bad() -> crate::status::Status {

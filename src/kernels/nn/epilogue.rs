@@ -368,6 +368,17 @@ impl RowEpilogue<'_> {
             p.apply_row(row, col0, seg);
         }
     }
+
+    /// The rest alone, on whole rows of `n` columns from row `row0` on, whose `fast` part is done:
+    /// what a parallel kernel runs on its calling thread once the tasks are over (the rest reads
+    /// tensors, which stay on the thread that owns them).
+    pub fn apply_rest(&self, rows: &mut [f32], n: usize, row0: usize) {
+        if let Some(p) = self.rest {
+            for (i, row) in rows.chunks_exact_mut(n.max(1)).enumerate() {
+                p.apply_row(row0 + i, 0, row);
+            }
+        }
+    }
 }
 
 /// Allocates an output of `dims` (capacity only: `body` must fill it to its full length), runs

@@ -7,6 +7,7 @@
 
 use super::epilogue::RowEpilogue;
 use super::simd::{load_at, BiasClamp, F4};
+use crate::parallel;
 use crate::status::{internal, invalid_argument, Result};
 use crate::tensor::{try_alloc, Packed, PackedLayout, Tensor};
 use core::mem::MaybeUninit;
@@ -73,6 +74,14 @@ impl<'a> MatRef<'a> {
             cs,
             panels: None,
         })
+    }
+
+    /// The same matrix with its panels (as `whole_panels` makes them) given.
+    pub fn with_panels(self, panels: &'a [f32]) -> Self {
+        MatRef {
+            panels: Some(panels),
+            ..self
+        }
     }
 
     pub fn rows(&self) -> usize {
@@ -181,6 +190,24 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
             c.len()
         )));
     }
+    if m < MR && k > 0 && n > 0 && (b.cs == 1 || b.rs == 1) {
+        return skinny(a, b, c, epilogue);
+    }
+    sgemm_at_least_mr(a, b, c, epilogue)
+}
+
+/// `sgemm` by packed blocks, never `skinny`: what a block of a parallel product takes whatever its
+/// row count, so that it computes as the whole product would.
+fn sgemm_at_least_mr(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    c: &mut [f32],
+    epilogue: Epilogue<'_>,
+) -> Result<()> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    if m.checked_mul(n) != Some(c.len()) || b.rows != k {
+        return Err(internal("gemm: operand shapes disagree"));
+    }
     if m == 0 || n == 0 {
         return Ok(());
     }
@@ -190,9 +217,6 @@ pub fn sgemm(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>
             epilogue(i, 0, row);
         }
         return Ok(());
-    }
-    if m < MR && (b.cs == 1 || b.rs == 1) {
-        return skinny(a, b, c, epilogue);
     }
     let kc_max = KC.min(k);
     let nc_max = NC.min(n).div_ceil(NR) * NR;
@@ -258,9 +282,16 @@ const KD: usize = 640;
 /// 16 KiB, in L1).
 const REST_ROWS: usize = 64;
 
+/// Multiply-adds below which a product stays on the calling thread: about 50 us of work, well
+/// above what handing tasks to the pool's workers costs.
+pub const PAR_MIN_WORK: usize = 1 << 20;
+
 /// Appends C = A * B (row-major, `a.rows() x b.cols()`) to `out`, with the epilogue applied: the
 /// bias + clamp part in registers where the direct path runs, the rest per finished row. `row0` is
 /// the index of C's first row in the whole output (for row-indexed epilogue operands).
+///
+/// With threads (`crate::parallel`), C's rows are cut into blocks, one task each, against B packed
+/// once: every element is computed exactly as on one thread (the same path, the same depth order).
 pub fn gemm_into(
     a: MatRef<'_>,
     b: MatRef<'_>,
@@ -276,46 +307,124 @@ pub fn gemm_into(
     if start.checked_add(len).is_none_or(|e| e > out.capacity()) {
         return Err(internal("gemm output buffer too small"));
     }
-    let fast_ok = epi.fast.bias.is_none_or(|bias| bias.len() == n)
-        && epi.fast.alpha.is_none_or(|alpha| alpha.len() == n);
-    if a.cs == 1 && m >= MR && (1..=KD).contains(&k) && b.rows == k && fast_ok {
-        // A row-wise rest of the epilogue runs on blocks of REST_ROWS rows while they are in
-        // cache, against B packed once; without one, one block.
-        let packed = match epi.rest {
-            Some(_) if m > REST_ROWS => Some(whole_panels(&b)?),
-            _ => None,
-        };
+    let direct = direct_path(&a, &b, epi);
+    let tasks = if k == 0 || b.rows != k {
+        1
+    } else {
+        parallel::tasks_for(len.saturating_mul(k), PAR_MIN_WORK).min(m / MR)
+    };
+    let spare = out
+        .spare_capacity_mut()
+        .get_mut(..len)
+        .ok_or_else(|| internal("gemm output buffer too small"))?;
+    if tasks > 1 {
+        let panels = whole_panels(&b)?;
         let b = MatRef {
-            panels: packed.as_deref().or(b.panels),
+            panels: Some(&panels),
             ..b
         };
-        let step = if packed.is_some() { REST_ROWS } else { m };
-        for i0 in (0..m).step_by(step) {
-            let rows = step.min(m - i0);
-            let from = i0 * a.rs;
-            let ai = MatRef::strided(a.data.get(from..).unwrap_or(&[]), rows, k, a.rs, 1)?;
-            let at = out.len();
-            let spare = out
-                .spare_capacity_mut()
-                .get_mut(..rows * n)
-                .ok_or_else(|| internal("gemm output buffer too small"))?;
-            sgemm_direct(ai, b, spare, epi.fast)?;
-            // SAFETY: `sgemm_direct` returned Ok, so it wrote every one of the `rows * n` elements
-            // of `spare` (see its contract), which are the slots right after the current length;
-            // the capacity covers them (checked above: the blocks add up to `len`).
-            unsafe { out.set_len(at + rows * n) };
-            if let Some(rest) = epi.rest {
-                for (i, row) in out[at..].chunks_exact_mut(n.max(1)).enumerate() {
-                    rest.apply_row(row0 + i0 + i, 0, row);
-                }
-            }
-        }
+        let block = m.div_ceil(tasks).next_multiple_of(MR);
+        // The rest of the epilogue reads tensors, which stay on this thread: it runs after.
+        let fast = epi.fast;
+        parallel::for_each_chunk_mut(spare, block * n, |t, c| {
+            let fast = RowEpilogue { fast, rest: None };
+            let r0 = t * block;
+            let rows = c.len() / n;
+            let a = MatRef::strided(a.data.get(r0 * a.rs..).unwrap_or(&[]), rows, k, a.rs, a.cs)?;
+            gemm_rows(a, b, c, &fast, direct, row0 + r0)
+        })?;
+        // SAFETY: every task returned Ok, so `gemm_rows` wrote every element of its block, and
+        // the blocks cover the `len` slots after the current length (within the capacity).
+        unsafe { out.set_len(start + len) };
+        epi.apply_rest(&mut out[start..], n, row0);
         return Ok(());
     }
-    out.resize(start + len, 0.0);
-    sgemm(a, b, &mut out[start..], &mut |r, c, seg| {
-        epi.row(row0 + r, c, seg)
-    })
+    gemm_slice(a, b, spare, epi, row0)?;
+    // SAFETY: `gemm_slice` returned Ok, so it wrote all `len` slots after the current length.
+    unsafe { out.set_len(start + len) };
+    Ok(())
+}
+
+/// `gemm_into` on one thread, into every element of `c` (`a.rows() x b.cols()`): for kernels that
+/// cut their work into tasks themselves.
+pub fn gemm_slice(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    c: &mut [MaybeUninit<f32>],
+    epi: &RowEpilogue<'_>,
+    row0: usize,
+) -> Result<()> {
+    let direct = direct_path(&a, &b, epi);
+    if !direct && a.rows < MR {
+        zero_fill(c);
+        // SAFETY: every element was just written; `MaybeUninit<f32>` has f32's layout.
+        let c = unsafe { &mut *(c as *mut [MaybeUninit<f32>] as *mut [f32]) };
+        return sgemm(a, b, c, &mut |r, col, seg| epi.row(row0 + r, col, seg));
+    }
+    gemm_rows(a, b, c, epi, direct, row0)
+}
+
+/// Whether a product takes the direct path: contiguous rows of A, at least MR of them, a depth
+/// that fits in registers' reach, and epilogue operands of the right length.
+fn direct_path(a: &MatRef<'_>, b: &MatRef<'_>, epi: &RowEpilogue<'_>) -> bool {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    let fast_ok = epi.fast.bias.is_none_or(|bias| bias.len() == n)
+        && epi.fast.alpha.is_none_or(|alpha| alpha.len() == n);
+    a.cs == 1 && m >= MR && (1..=KD).contains(&k) && b.rows == k && fast_ok
+}
+
+fn zero_fill(c: &mut [MaybeUninit<f32>]) {
+    for x in c.iter_mut() {
+        x.write(0.0);
+    }
+}
+
+/// C = A * B with `epi`, written into every element of `c` (`a.rows() x b.cols()`): by the direct
+/// path (`direct`, decided for the whole product, so that a block of it takes the same path) or
+/// by packed blocks (never `skinny`, whatever the block's row count, for the same reason).
+fn gemm_rows(
+    a: MatRef<'_>,
+    b: MatRef<'_>,
+    c: &mut [MaybeUninit<f32>],
+    epi: &RowEpilogue<'_>,
+    direct: bool,
+    row0: usize,
+) -> Result<()> {
+    let (m, k, n) = (a.rows, a.cols, b.cols);
+    if !direct {
+        zero_fill(c);
+        // SAFETY: every element was just written; `MaybeUninit<f32>` has f32's layout.
+        let c = unsafe { &mut *(c as *mut [MaybeUninit<f32>] as *mut [f32]) };
+        return sgemm_at_least_mr(a, b, c, &mut |r, col, seg| epi.row(row0 + r, col, seg));
+    }
+    // A row-wise rest of the epilogue runs on blocks of REST_ROWS rows while they are in cache,
+    // against B packed once; without one, one block.
+    let packed = match epi.rest {
+        Some(_) if m > REST_ROWS => Some(whole_panels(&b)?),
+        _ => None,
+    };
+    let b = MatRef {
+        panels: packed.as_deref().or(b.panels),
+        ..b
+    };
+    let step = if packed.is_some() { REST_ROWS } else { m };
+    for i0 in (0..m).step_by(step.max(1)) {
+        let rows = step.min(m - i0);
+        let ai = MatRef::strided(a.data.get(i0 * a.rs..).unwrap_or(&[]), rows, k, a.rs, 1)?;
+        let block = c
+            .get_mut(i0 * n..(i0 + rows) * n)
+            .ok_or_else(|| internal("gemm output buffer too small"))?;
+        sgemm_direct(ai, b, block, epi.fast)?;
+        if let Some(rest) = epi.rest {
+            // SAFETY: `sgemm_direct` returned Ok, so it wrote every element of `block` (see its
+            // contract); `MaybeUninit<f32>` has f32's layout.
+            let block = unsafe { &mut *(block as *mut [MaybeUninit<f32>] as *mut [f32]) };
+            for (i, row) in block.chunks_exact_mut(n.max(1)).enumerate() {
+                rest.apply_row(row0 + i0 + i, 0, row);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// C = A * B with `epi` applied in registers, for A with contiguous rows: B is packed into

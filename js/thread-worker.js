@@ -1,0 +1,25 @@
+// A thread of the threaded build: a Web Worker (module worker) or a Node worker_threads worker.
+// It instantiates the threaded module on the page's shared memory, says it is ready, and then
+// lives in the runtime's worker loop (src/parallel.rs), which never returns: the worker sleeps in
+// `memory.atomic.wait32` between jobs and is ended with its page (or unref'd, in Node).
+
+import { initSync, threadWorkerLoop } from './eager_wasm_threads.js';
+
+function start({ module, memory }, post) {
+  try {
+    initSync({ module, memory });
+  } catch (e) {
+    post({ error: String(e?.message ?? e) });
+    return;
+  }
+  post({ ready: true });
+  threadWorkerLoop();
+}
+
+if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope) {
+  self.addEventListener('message', (e) => start(e.data, (m) => self.postMessage(m)), { once: true });
+} else {
+  const name = 'node:worker_threads';
+  const { parentPort } = await import(/* @vite-ignore */ name);
+  parentPort.once('message', (data) => start(data, (m) => parentPort.postMessage(m)));
+}
