@@ -11,6 +11,9 @@
 //   npm run bench -- --no-write         # don't touch results.json / RESULTS.md
 //   npm run bench -- --plain-simd       # eager-wasm's plain SIMD128 build where relaxed SIMD would load
 //   npm run bench -- --corrupt tfjs     # self-test: falsify one runtime's output, expect MISMATCH + exit 1
+//   npm run bench -- --threads 2        # every runtime threaded, 2 threads (Chromium only: TF.js's
+//                                       # threaded build needs a cross-origin-isolated page); writes
+//                                       # bench/results-threads.json, bench/RESULTS-threads.md
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -34,7 +37,9 @@ const envArg = arg('--env') ?? 'all';
 const only = arg('--only')?.split(',').filter(Boolean) ?? null;
 const corrupt = arg('--corrupt') ?? null; // self-test: eager | tfjs | ort gets a wrong output
 const plainSimd = argv.includes('--plain-simd'); // eager-wasm's plain SIMD128 build even where relaxed SIMD runs
-const envs = envArg === 'all' ? ['chromium', 'node'] : envArg.split(',');
+const threads = Math.max(1, Number(arg('--threads') ?? 1) | 0);
+const envs = threads > 1 ? ['chromium'] : envArg === 'all' ? ['chromium', 'node'] : envArg.split(',');
+if (threads > 1 && envArg !== 'all' && envArg !== 'chromium') console.warn('--threads: Chromium only (TF.js wasm has no threads in Node)');
 // Each environment this many times; the tables show the medians of the runs (see mergeRuns).
 const nRuns = Math.max(1, Number(arg('--runs') ?? 1) | 0);
 
@@ -143,7 +148,7 @@ async function runChromium() {
     await page.goto(`${server.origin}/bench/page.html`);
     await page.waitForFunction(() => window.benchReady === true, null, { timeout: 60000 });
     page.setDefaultTimeout(0);
-    const result = await page.evaluate((opts) => window.runBench(opts), { quick, only, corrupt, plainSimd });
+    const result = await page.evaluate((opts) => window.runBench(opts), { quick, only, corrupt, plainSimd, threads });
     result.env.browserVersion = `Chromium ${context.browser()?.version() ?? ''}`.trim();
     result.env.wasmRequests = [...new Set(wasmRequests)];
     return result;
@@ -193,6 +198,7 @@ const meta = {
   cpus: os.cpus().length,
   cpuModel: os.cpus()[0]?.model ?? '?',
   node: process.version,
+  threads,
   loadBefore: os.loadavg(),
 };
 const loadNote = (l) =>
@@ -241,9 +247,10 @@ if (meta.loadWarning) console.log(`\n*** ${meta.loadWarning} ***`);
 
 if (!argv.includes('--no-write') && results.length) {
   const json = { meta, sizes, environments: results, targets };
-  writeFileSync(join(root, 'bench/results.json'), JSON.stringify(json, null, 1) + '\n');
-  writeFileSync(join(root, 'bench/RESULTS.md'), markdownReport({ meta, envs: results, sizes, targets }));
-  console.log('\nwrote bench/results.json and bench/RESULTS.md');
+  const tag = threads > 1 ? '-threads' : '';
+  writeFileSync(join(root, `bench/results${tag}.json`), JSON.stringify(json, null, 1) + '\n');
+  writeFileSync(join(root, `bench/RESULTS${tag}.md`), markdownReport({ meta, envs: results, sizes, targets }));
+  console.log(`\nwrote bench/results${tag}.json and bench/RESULTS${tag}.md`);
 }
 const mismatch = results.some((r) => r.cases.some((c) => c.mismatches?.length));
 process.exit(failed || mismatch ? 1 : 0);

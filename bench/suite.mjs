@@ -146,27 +146,30 @@ async function calibrate(step, isAsync, cfg, minBatch = 1) {
 
 // ------------------------------------------------------------------------------------ runtimes
 
-async function setupEager(lib, plainSimd) {
+async function setupEager(lib, plainSimd, threads) {
   if (lib instanceof Error) throw lib;
   // 'on-demand': no idle prefetch, so the download figure counts what the cases needed.
-  // One thread, as the peers' single-threaded builds run.
-  await lib.init({ coldCode: 'on-demand', threads: 1, ...(plainSimd ? { relaxedSimd: false } : {}) });
+  // As many threads as the peers are given (1 unless the run asks for more).
+  await lib.init({ coldCode: 'on-demand', threads, ...(plainSimd ? { relaxedSimd: false } : {}) });
+  if (lib.wasmFeatures().threads !== threads) throw new Error(`eager-wasm runs ${lib.wasmFeatures().threads} threads, ${threads} asked`);
   const ctx = new lib.EagerContext();
   const ops = new Set(lib.registeredOps());
   return { lib, ctx, ops, info: { registeredOps: ops.size, ...lib.wasmFeatures() } };
 }
 
-async function setupTfjs(lib, wasmPrefix) {
+async function setupTfjs(lib, wasmPrefix, threads) {
   if (lib instanceof Error) throw lib;
   const { core: tf, wasm } = lib;
-  // the plain SIMD build, single thread: no threaded build even where SharedArrayBuffer exists
-  tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
-  wasm.setThreadsCount(1);
+  // One thread: the plain SIMD build, no threaded build even where SharedArrayBuffer exists. More:
+  // the threaded SIMD build (TF.js picks it on a cross-origin-isolated page) with that many.
+  if (threads === 1) tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
+  wasm.setThreadsCount(threads);
   wasm.setWasmPaths(wasmPrefix);
   if (!(await tf.setBackend('wasm'))) throw new Error('tf.setBackend("wasm") failed');
   await tf.ready();
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   if (!simd) throw new Error('TF.js reports no wasm SIMD support: its numbers would be of the non-SIMD build');
+  if (wasm.getThreadsCount() !== threads) throw new Error(`TF.js runs ${wasm.getThreadsCount()} threads, ${threads} asked`);
   return {
     tf,
     loadGraphModel: lib.converter.loadGraphModel,
@@ -175,14 +178,14 @@ async function setupTfjs(lib, wasmPrefix) {
       backend: tf.getBackend(),
       simd,
       threads: wasm.getThreadsCount(),
-      wasmFile: 'tfjs-backend-wasm-simd.wasm',
+      wasmFile: threads > 1 ? 'tfjs-backend-wasm-threaded-simd.wasm' : 'tfjs-backend-wasm-simd.wasm',
     },
   };
 }
 
-async function setupOrt(ort, wasmPaths, io) {
+async function setupOrt(ort, wasmPaths, io, threads) {
   if (ort instanceof Error) throw ort;
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = threads;
   ort.env.wasm.simd = true; // ignored by recent versions (SIMD is always on), kept for older ones
   ort.env.wasm.proxy = false;
   if (wasmPaths) ort.env.wasm.wasmPaths = wasmPaths;
@@ -606,16 +609,16 @@ export async function exerciseEager({ lib, io, log = console.log }) {
   return { ran, skipped, ops };
 }
 
-export async function runSuite({ libs, io, quick = false, only = null, corrupt = null, plainSimd = false, log = console.log }) {
+export async function runSuite({ libs, io, quick = false, only = null, corrupt = null, plainSimd = false, threads = 1, log = console.log }) {
   const cfg = timingConfig(quick);
   const data = caseData(io, log);
 
   const R = {};
   const runtimes = {};
   const setups = {
-    eager: () => setupEager(libs.eager, plainSimd),
-    tfjs: () => setupTfjs(libs.tfjs, io.tfjsWasmPrefix),
-    ort: () => setupOrt(libs.ort, io.ortWasmPaths, io),
+    eager: () => setupEager(libs.eager, plainSimd, threads),
+    tfjs: () => setupTfjs(libs.tfjs, io.tfjsWasmPrefix, threads),
+    ort: () => setupOrt(libs.ort, io.ortWasmPaths, io, threads),
   };
   for (const rt of RUNTIMES) {
     try {

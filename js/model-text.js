@@ -138,6 +138,13 @@ function modelJsonText(m) {
 
 /** Loads from model.json text that the native encoder writes straight into wasm memory. */
 export function loadFromText(w, text, weights, onRestore) {
+  if (typeof SharedArrayBuffer === 'function' && wasmMemory().buffer instanceof SharedArrayBuffer) {
+    // The threaded build's memory is shared, which browsers' encodeInto refuses: encode, then copy.
+    const bytes = ENCODER.encode(text);
+    const ptr = stageJson(bytes.length);
+    new Uint8Array(wasmMemory().buffer, ptr, bytes.length).set(bytes);
+    return w.loadModelStaged(bytes.length, weights, onRestore);
+  }
   // UTF-8 of n UTF-16 units: n bytes if ASCII (nearly always), at most 3n.
   for (const cap of [text.length, text.length * 3]) {
     const ptr = stageJson(cap);

@@ -122,6 +122,7 @@ export function init(input) {
     }
   })().catch((e) => {
     initPromise = null;
+    if (e instanceof EagerError) throw e;
     throw new EagerError('Unavailable', `could not load the eager-wasm module: ${e?.message ?? e}`, {
       cause: e,
     });

@@ -20,6 +20,25 @@ export async function defaultThreadCount() {
   return Math.max(1, Math.min(8, Math.floor(cores) || 1));
 }
 
+/**
+ * The process's Node flags for a worker, without those that only apply to the main script
+ * (`--input-type`, `-e`/`-p` and their code), which make a worker fail to start.
+ */
+function workerExecArgv() {
+  const out = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (['-e', '--eval', '-p', '--print'].includes(a)) {
+      i++;
+      continue;
+    }
+    if (/^(--input-type|--eval|--print)(=|$)/.test(a) || a === '-i' || a === '--interactive') continue;
+    out.push(a);
+  }
+  return out;
+}
+
 /** Whether this environment can run the threaded build: Node, or a cross-origin-isolated page. */
 export function threadsAvailable() {
   if (typeof SharedArrayBuffer !== 'function') return false;
@@ -36,7 +55,13 @@ export async function startWorkers(module, memory, count) {
     const name = 'node:worker_threads';
     const { Worker } = await import(/* @vite-ignore */ name);
     make = () => {
-      const w = new Worker(new URL('./thread-worker.js', import.meta.url));
+      const url = new URL('./thread-worker.js', import.meta.url);
+      let w;
+      try {
+        w = new Worker(url, { execArgv: workerExecArgv() });
+      } catch {
+        w = new Worker(url, { execArgv: [] }); // a flag workers do not take (V8's are process-wide)
+      }
       return {
         post: (m) => w.postMessage(m),
         on: (f) => w.once('message', f),

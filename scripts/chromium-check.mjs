@@ -132,10 +132,16 @@ const results = [];
 try {
   for (const [name, path] of [['single-threaded build', 'check.html'], ['threaded build', 'check-threads.html']]) {
     console.log(`-- ${name}`);
-    const r = await runPage(browser.context, `${server.origin}/${path}`, { prefix: '[chromium]', timeoutMs: 600000 });
-    results.push(r);
-    failed = report(r) || failed;
+    try {
+      const r = await runPage(browser.context, `${server.origin}/${path}`, { prefix: '[chromium]', timeoutMs: 600000 });
+      results.push(r);
+      failed = report(r) || failed;
+    } catch (e) {
+      console.error(e.message);
+      failed = true;
+    }
   }
+  if (results.length < 2) throw new Error('a page failed: no threaded vs single-threaded comparison');
   // The threaded build's results, bit for bit those of the single-threaded one.
   const [one, many] = results;
   const names = Object.keys(one.big);

@@ -14,7 +14,14 @@ import { root } from './helpers.mjs';
 
 function run(program, { dist = join(root, 'dist'), nodeFlags = [] } = {}) {
   const entry = JSON.stringify(pathToFileURL(join(dist, 'index.js')).href);
-  const src = `const api = await import(${entry});\n${program}`;
+  // The split build is the single-threaded one: every init() here asks for one thread.
+  const src = `const real = await import(${entry});
+const api = { ...real, init: (o) => {
+  let x = o;
+  try { if (o === undefined || Object.getPrototypeOf(o) === Object.prototype) x = { threads: 1, ...o }; } catch {}
+  return real.init(x);
+} };
+${program}`;
   const out = execFileSync(process.execPath, [...nodeFlags, '--input-type=module', '-e', src], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop());
 }

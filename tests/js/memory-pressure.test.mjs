@@ -177,7 +177,7 @@ test('a missing on-demand part fails rare ops and error paths with Unavailable, 
     const r = run(
       `
 const fs = await import('node:fs');
-await api.init({ relaxedSimd: false });
+await api.init({ relaxedSimd: false, threads: 1 }); // the split build
 const ctx = new api.EagerContext();
 const a = ctx.tensor([1, -2]);
 const codes = {};

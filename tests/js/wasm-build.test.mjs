@@ -1,9 +1,11 @@
-// init() picks between the four .wasm builds (graph or layers, plain or relaxed SIMD): each case runs in a fresh Node process, since init()
+// init() picks between the six .wasm builds (graph or layers, plain or relaxed SIMD, and the threaded
+// graph builds, which Node gets by default): each case runs in a fresh Node process, since init()
 // loads one module per process. Node 20 validates relaxed-SIMD code only with
 // --experimental-wasm-relaxed-simd, which makes both choices testable here.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -51,37 +53,63 @@ function assertClose(got, want) {
 }
 
 const RELAXED = ['--experimental-wasm-relaxed-simd'];
+/** init()'s default thread count in Node: the cores, at most 8 (1: the single-threaded builds). */
+const CORES = Math.min(8, availableParallelism());
+const single = (relaxedSimd, layers = false) => ({ simd: true, relaxedSimd, layers, threads: 1, split: true });
+const byDefault = (relaxedSimd) => (CORES > 1 ? { simd: true, relaxedSimd, layers: false, threads: CORES, split: false } : single(relaxedSimd));
 
-test('the plain SIMD128 build where the engine lacks relaxed SIMD', () => {
+test("Node's default: the threaded build (not split), plain SIMD128 where the engine lacks relaxed SIMD", () => {
   const r = runIn([], '');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false, split: true });
+  assert.deepEqual(r.features, byDefault(false));
   assertClose(r.c, naiveMatMul());
 });
 
-test('the relaxed-SIMD build where the engine validates it, with the same results', () => {
+test('the relaxed-SIMD threaded build where the engine validates it, with the same results', () => {
   const r = runIn(RELAXED, '');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false, split: true });
+  assert.deepEqual(r.features, byDefault(true));
   assertClose(r.c, naiveMatMul());
 });
 
-test('{ relaxedSimd: false } forces the plain build', () => {
-  const r = runIn(RELAXED, '{ relaxedSimd: false }');
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false, split: true });
+test('{ threads: 1 } loads the split single-threaded builds, plain and relaxed', () => {
+  for (const [flags, relaxedSimd] of [[[], false], [RELAXED, true]]) {
+    const r = runIn(flags, '{ threads: 1 }');
+    assert.deepEqual(r.features, single(relaxedSimd));
+    assertClose(r.c, naiveMatMul());
+  }
 });
 
-test('an explicit module source is loaded as given', () => {
+test('{ threads: 3 } runs three threads whatever the core count; { relaxedSimd: false } forces the plain build', () => {
+  const r = runIn(RELAXED, '{ threads: 3, relaxedSimd: false }');
+  assert.deepEqual(r.features, { simd: true, relaxedSimd: false, layers: false, threads: 3, split: false });
+  assertClose(r.c, naiveMatMul());
+  assert.deepEqual(runIn(RELAXED, '{ relaxedSimd: false, threads: 1 }').features, single(false));
+});
+
+test('an explicit module source is loaded as given (one thread)', () => {
   const wasm = JSON.stringify(pathToFileURL(join(root, 'dist/eager_wasm_relaxed_bg.wasm')).href);
   const r = runIn(RELAXED, `await (await import('node:fs/promises')).readFile(new URL(${wasm}))`);
-  assert.deepEqual(r.features, { simd: true, relaxedSimd: true, layers: false, split: true });
+  assert.deepEqual(r.features, single(true));
 });
 
-test('{ layers: true } loads the build with the layers format, plain and relaxed', () => {
+test('{ layers: true } loads the build with the layers format (single-threaded), plain and relaxed', () => {
   for (const [flags, relaxedSimd] of [[[], false], [RELAXED, true]]) {
     const r = runIn(flags, '{ layers: true }');
-    assert.deepEqual(r.features, { simd: true, relaxedSimd, layers: true, split: true });
+    assert.deepEqual(r.features, single(relaxedSimd, true));
     // past the build check: the empty model.json itself is refused
     assert.equal(r.layersLoad, 'InvalidArgument');
     assertClose(r.c, naiveMatMul());
+  }
+});
+
+test('init() refuses threads it cannot have or that make no sense, naming why', () => {
+  const program = (arg) => `
+const api = await import(${JSON.stringify(entry)});
+const r = await api.init(${arg}).then(() => 'resolved', (e) => e.code + ': ' + e.message);
+console.log(JSON.stringify(r));`;
+  const out = (arg) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', program(arg)], { encoding: 'utf8' }).trim().split('\n').pop());
+  assert.match(out('{ layers: true, threads: 2 }'), /^FailedPrecondition: .*layers format has no threaded build/);
+  for (const bad of ['0', '1.5', "'2'", '65', 'NaN']) {
+    assert.match(out(`{ threads: ${bad} }`), /^InvalidArgument: init\(\): threads must be an integer from 1 to 64/, bad);
   }
 });
 
@@ -96,9 +124,12 @@ test('the graph-model build is the smaller download', () => {
   assert.ok(sizes.relaxedSimd.wasmGzipBytes < sizes.layersRelaxedSimd.wasmGzipBytes, JSON.stringify(sizes));
 });
 
-test('every build is split: init() loads the primary, the rest is on demand', () => {
+test('every single-threaded build is split: init() loads the primary, the rest is on demand', () => {
   const sizes = JSON.parse(readFileSync(join(root, 'dist/sizes.json'), 'utf8'));
   for (const s of [sizes, sizes.relaxedSimd, sizes.layers, sizes.layersRelaxedSimd]) {
     assert.ok(s.coldWasmGzipBytes > 0 && s.wasmGzipBytes > 0, JSON.stringify(s));
+  }
+  for (const s of [sizes.threads, sizes.threadsRelaxedSimd]) {
+    assert.ok(s.wasmGzipBytes > 0 && s.coldWasmGzipBytes === undefined, JSON.stringify(s));
   }
 });
