@@ -41,7 +41,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import * as wasm from '@tensorflow/tfjs-backend-wasm';
 import { loadGraphModel } from '@tensorflow/tfjs-converter';
 import { io as tfio } from '@tensorflow/tfjs-core';
-import '${join(root, 'dist', 'tfjs.js').replaceAll('\\\\', '/')}';
+import { setBackendOptions } from '${join(root, 'dist', 'tfjs.js').replaceAll('\\\\', '/')}';
 
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[s.length >> 1]; };
 
@@ -63,6 +63,8 @@ async function timeOne(backend, m) {
 }
 
 export async function runBench(models, rounds, wasmPrefix) {
+  // One thread each.
+  setBackendOptions({ init: { threads: 1 } });
   tf.env().set('WASM_HAS_MULTITHREAD_SUPPORT', false);
   wasm.setThreadsCount(1);
   wasm.setWasmPaths(wasmPrefix);

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Soak: many load -> predict -> dispose cycles of the MobileNet-style sample, natively and in
-// headless Chromium through the npm package, printing the figures and failing on any drift.
+// headless Chromium through the npm package (its threaded build: the page is cross-origin
+// isolated), printing the figures and failing on any drift or on workers started past init.
 //   npm run soak             10,000 native cycles, 1,000 in Chromium
 //   npm run soak -- --quick  1,000 native, 200 in Chromium (what CI runs)
 // Needs `npm run build` first (dist/).
@@ -30,11 +31,23 @@ let failed = false;
 try {
   const page = await browser.context.newPage();
   page.on('pageerror', (e) => console.error('page error:', e));
+  // Every Worker the page starts is counted: the threaded build starts its workers once, at init.
+  await page.addInitScript(() => {
+    const Real = globalThis.Worker;
+    globalThis.__workersStarted = 0;
+    globalThis.Worker = class extends Real {
+      constructor(...args) {
+        super(...args);
+        globalThis.__workersStarted++;
+      }
+    };
+  });
   // Any same-origin page will do: the soak runs from page.evaluate through a dynamic import.
   await page.goto(`${server.origin}/tests/fixtures/models/mobilenet/model.json`);
   const r = await page.evaluate(async (cycles) => {
-    const { init, EagerContext } = await import('/dist/index.js');
-    await init();
+    const api = await import('/dist/index.js');
+    const { init, EagerContext } = api;
+    await init(); // the threaded build: the page is cross-origin isolated
     const ctx = new EagerContext();
     const base = '/tests/fixtures/models/mobilenet/';
     const modelJson = await (await fetch(base + 'model.json')).json();
@@ -52,7 +65,15 @@ try {
       wasm.push(m.wasmMemoryBytes);
     }
     const ms = (performance.now() - t0) / cycles;
-    return { heaps, wasm, ms, last: ctx.memory() };
+    // Contexts come and go without threads of their own.
+    const workersAtInit = globalThis.__workersStarted;
+    for (let i = 0; i < 20; i++) {
+      const c = new EagerContext();
+      const m = await c.loadGraphModel({ modelJson, weights });
+      m.predict(x).dispose();
+      c.dispose();
+    }
+    return { heaps, wasm, ms, last: ctx.memory(), threads: api.wasmFeatures().threads, workersAtInit, workers: globalThis.__workersStarted };
   }, browserCycles);
   const after100 = Math.min(100, browserCycles) - 1;
   const heapDrift = r.heaps.slice(1).filter((h) => h !== r.heaps[1]).length;
@@ -68,7 +89,14 @@ try {
     console.log(`FAIL: wasm memory grew by ${wasmGrowth} B after cycle 100`);
     failed = true;
   }
-  if (!failed) console.log('ok: heap returns to the same value after every dispose; wasm memory flat after 100 cycles');
+  console.log(`threads: ${r.threads}; workers started: ${r.workersAtInit} at init, ${r.workers} after 20 more contexts`);
+  if (r.threads < 2 || r.workersAtInit !== r.threads - 1 || r.workers !== r.workersAtInit) {
+    console.log('FAIL: the threaded build should start threads - 1 workers once, whatever the contexts');
+    failed = true;
+  }
+  if (!failed) {
+    console.log('ok: heap returns to the same value after every dispose; wasm memory flat after 100 cycles; a fixed set of workers');
+  }
 } finally {
   await browser.close();
   await server.close();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of eager-wasm, from a fresh machine: installs what is missing, then runs lint, native
-# tests, wasm tests (Node and headless Chromium; plain and relaxed SIMD), the JS API tests, TF.js's
+# tests, wasm tests (Node and headless Chromium; plain and relaxed SIMD), the JS API tests (threaded
+# and single-threaded builds), TF.js's
 # own test suite on the TF.js backend, the npm package check and the demo page end-to-end. Every stage runs; the script fails if any stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +42,10 @@ stage "wasm tests (Node + headless Chromium, relaxed SIMD)" env \
   NODE_ARGS=--experimental-wasm-relaxed-simd \
   cargo test --target wasm32-unknown-unknown --target-dir target/relaxed
 stage "npm run build" npm run build
-stage "JS API tests (Node)" npm run test:js
+stage "JS API tests (Node: the threaded build, init()'s default there)" npm run test:js
+# The same suites on the split single-threaded builds (what a page that is not cross-origin
+# isolated loads).
+stage "JS API tests (Node, single-threaded builds)" env EAGER_WASM_TEST_THREADS=1 npm run test:js
 stage "JS API in headless Chromium" npm run test:chromium
 # TF.js's own test suite (tfjs-core 4.22's jasmine specs, unfiltered) on the 'eager-wasm' backend:
 # fails on a spec failing that tests/tfjs-suite/ does not list, or a listed one that passes.
