@@ -70,7 +70,7 @@ try {
     for (let i = 0; i < 20; i++) {
       const c = new EagerContext();
       const m = await c.loadGraphModel({ modelJson, weights });
-      m.predict(x).dispose();
+      m.predict(c.tensor(new Float32Array(32 * 32 * 3).fill(0.5), [1, 32, 32, 3])).dispose();
       c.dispose();
     }
     return { heaps, wasm, ms, last: ctx.memory(), threads: api.wasmFeatures().threads, workersAtInit, workers: globalThis.__workersStarted };
