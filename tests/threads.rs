@@ -57,8 +57,23 @@ fn depthwise(x: &[usize], f: &[usize], strides: i64, padding: &str) -> Case {
     ("DepthwiseConv2dNative", inputs, attrs)
 }
 
+fn pool(op: &'static str, x: &[usize], k: i64, s: i64, padding: &str) -> Case {
+    (
+        op,
+        vec![tensor(x, 5)],
+        vec![
+            ("ksize", AttrValue::ListInt(vec![1, k, k, 1])),
+            ("strides", AttrValue::ListInt(vec![1, s, s, 1])),
+            ("padding", AttrValue::Str(padding.as_bytes().to_vec())),
+        ],
+    )
+}
+
 fn cases() -> Vec<Case> {
     vec![
+        pool("MaxPool", &[2, 31, 29, 24], 3, 2, "SAME"),
+        pool("AvgPool", &[1, 28, 28, 19], 2, 2, "VALID"),
+        pool("AvgPool", &[1, 17, 17, 8], 3, 1, "SAME"),
         // Depthwise: the 3x3 and 5x5 register paths, a wide depth, a depth off the SIMD width.
         depthwise(&[1, 40, 40, 32], &[3, 3, 32, 1], 1, "SAME"),
         depthwise(&[2, 33, 33, 16], &[5, 5, 16, 1], 2, "SAME"),

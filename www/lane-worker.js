@@ -194,8 +194,9 @@ onmessage = async ({ data }) => {
     switch (data.type) {
       case 'start': {
         api = await import(data.pkgUrl);
-        // The layers build: the picker offers Keras (layers-format) models too.
-        await api.init({ layers: true });
+        // A Keras (layers-format) model needs the layers build (single-threaded); a graph model
+        // gets init()'s default: the threaded build on this cross-origin-isolated page.
+        await api.init(data.model.layers ? { layers: true } : undefined);
         ctx = new api.EagerContext(data.options);
         model = data.model;
         rate = data.rate;
@@ -219,7 +220,7 @@ onmessage = async ({ data }) => {
         probe.dispose();
         ctx.resetCache();
         record(); // loads = 0
-        postMessage({ type: 'ready', ...info, profile });
+        postMessage({ type: 'ready', ...info, profile, threads: api.wasmFeatures().threads });
         flush(true);
         running = data.running;
         loop();

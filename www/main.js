@@ -212,6 +212,7 @@ function startLane(id) {
 function onLaneMessage(lane, data) {
   switch (data.type) {
     case 'ready':
+      lane.threads = data.threads;
       lane.status = state.running && state.enabled.has(lane.def.id) ? 'running' : 'paused';
       if (data.profile) renderProfile(data.profile);
       break;
@@ -395,7 +396,8 @@ function renderCard(lane) {
   if (status.textContent !== statusText) status.textContent = statusText;
   card.dataset.status = lane.status;
   card.classList.toggle('off', !state.enabled.has(lane.def.id));
-  card.querySelector('.settings').textContent = lane.def.settingsText(laneOptions());
+  const threads = lane.threads ? ` · ${lane.threads} thread${lane.threads === 1 ? '' : 's'}` : '';
+  card.querySelector('.settings').textContent = lane.def.settingsText(laneOptions()) + threads;
 
   const warnings = card.querySelector('.warnings');
   const msgs = (st?.warnings ?? []).map((w) => w.message);

@@ -1,10 +1,12 @@
 //! MaxPool and AvgPool over NHWC windows. Padded cells never contribute: MaxPool ignores them and
 //! AvgPool divides by the number of real cells in each window, as TF's CPU kernels do.
 
+use super::gemm::PAR_MIN_WORK;
 use super::window::{dims4, padding_attr, padding_attrs, require_nhwc, windowed_2d, Dim1};
 use crate::ops::def::FLOAT;
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::parallel;
 use crate::status::{invalid_argument, unimplemented, Result};
 use crate::tensor::{try_alloc, DType, Shape, Tensor};
 
@@ -94,27 +96,32 @@ fn pool(
     [n, h, w, c]: [usize; 4],
     [dy, dx]: [Dim1; 2],
     init: f32,
-    reduce: impl Fn(&mut [f32], &[f32]),
-    finish: impl Fn(&mut [f32], usize),
+    reduce: impl Fn(&mut [f32], &[f32]) + Sync,
+    finish: impl Fn(&mut [f32], usize) + Sync,
 ) -> Result<Tensor> {
     let xs = x.f32s()?;
     let (oh, ow) = (dy.output, dx.output);
     let shape = Shape::new(vec![n, oh, ow, c])?;
     let mut out = try_alloc::<f32>(shape.num_elements())?;
-    if c == 0 {
+    if c == 0 || ow == 0 {
         return Tensor::from_vec(shape, out);
     }
     let bad = || invalid_argument("pool index out of range");
-    // Input offsets of the valid cells of one window (clipped to the input, so at most h * w of
-    // them, however large the window attr).
-    let mut cells = Vec::new();
-    let mut pixels = out.chunks_exact_mut(c);
-    for b in 0..n {
-        for oy in 0..oh {
+    // Output rows are independent: with threads, blocks of them are tasks.
+    let rows = n * oh;
+    let work = out
+        .len()
+        .saturating_mul(dy.window.min(h) * dx.window.min(w));
+    let per_task = rows.div_ceil(parallel::tasks_for(work, PAR_MIN_WORK).min(rows).max(1));
+    parallel::for_each_chunk_mut(&mut out, per_task * ow * c, |t, part| {
+        // Input offsets of the valid cells of one window (clipped to the input, so at most h * w
+        // of them, however large the window attr).
+        let mut cells = Vec::new();
+        for (i, row) in part.chunks_exact_mut(ow * c).enumerate() {
+            let (b, oy) = ((t * per_task + i) / oh, (t * per_task + i) % oh);
             let (y0, y1) = span(&dy, oy);
-            for ox in 0..ow {
+            for (ox, px) in row.chunks_exact_mut(c).enumerate() {
                 let (x0, x1) = span(&dx, ox);
-                let px = pixels.next().ok_or_else(bad)?;
                 cells.clear();
                 for iy in y0..y1 {
                     cells.extend((x0..x1).map(|ix| ((b * h + iy) * w + ix) * c));
@@ -136,7 +143,8 @@ fn pool(
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     Tensor::from_vec(shape, out)
 }
 
