@@ -109,6 +109,14 @@ export type Spatial = number | [number, number] | [number, number, number, numbe
  * has to fetch it synchronously; in Node it is read from disk the first time it is needed.
  * `{ coldCode: 'at-init' }` loads both parts before init resolves. If the cold part cannot be
  * loaded, the call that needed it throws EagerError('Unavailable').
+ *
+ * In Node and on a cross-origin-isolated page (COOP `same-origin`, COEP `require-corp`), init()
+ * loads the threaded build instead (graph models; not split) and starts workers on its shared
+ * memory: `threads` (default one per core, at most 8, the calling thread included) run the heavy
+ * kernels, with results bit for bit those of one thread. `{ threads: 1 }` keeps the
+ * single-threaded builds; `{ threads: N }` with N > 1 rejects with
+ * EagerError('FailedPrecondition') where the threaded build cannot load (not isolated, the layers
+ * format, a module passed in).
  */
 export function init(
   input?:
@@ -133,10 +141,17 @@ export interface InitOptions {
    * resolves.
    */
   coldCode?: 'idle' | 'on-demand' | 'at-init';
+  /**
+   * Threads for the kernels, the calling one included (an integer from 1 to 64). Default: one
+   * per core, at most 8, where the threaded build can load (Node, cross-origin-isolated pages),
+   * else 1.
+   */
+  threads?: number;
 }
 
 /**
- * Which build init() loaded: `split` if it comes in two parts (false only for development builds,
+ * Which build init() loaded: `threads` the kernels use (1 for the single-threaded builds),
+ * `split` if it comes in two parts (false for the threaded builds and for development builds,
  * `npm run build -- --no-split`), `coldCodeLoaded` once its on-demand part is loaded. Throws
  * EagerError('FailedPrecondition') before `await init()`.
  */
@@ -144,6 +159,7 @@ export function wasmFeatures(): {
   simd: true;
   relaxedSimd: boolean;
   layers: boolean;
+  threads: number;
   split: boolean;
   coldCodeLoaded: boolean;
 };

@@ -50,6 +50,9 @@ function engineHasRelaxedSimd() {
  * BufferSource or WebAssembly.Module to load a given file. The first call decides: a later call
  * that asks for another build (`layers`, `relaxedSimd: false`, another source) rejects with
  * FailedPrecondition; one that asks for the same or less resolves.
+ * In Node and on a cross-origin-isolated page the threaded build loads instead (graph models, not
+ * split; js/threads.js starts its workers): `{ threads: N }` sets the count (default one per core,
+ * at most 8), `{ threads: 1 }` keeps the single-threaded builds.
  * The build's on-demand part (js/cold-code.js): in a browser fetched asynchronously once the page
  * is idle (`coldCode: 'idle'`, the default), or only at first need (`'on-demand'`), or before
  * init() resolves (`'at-init'`); in Node read from disk at first need unless `'at-init'`.
