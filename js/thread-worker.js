@@ -19,7 +19,9 @@ function start({ module, memory }, post) {
 if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope) {
   self.addEventListener('message', (e) => start(e.data, (m) => self.postMessage(m)), { once: true });
 } else {
+  // (No top-level await: bundlers emit workers as classic scripts by default.)
   const name = 'node:worker_threads';
-  const { parentPort } = await import(/* @vite-ignore */ name);
-  parentPort.once('message', (data) => start(data, (m) => parentPort.postMessage(m)));
+  import(/* @vite-ignore */ name).then(({ parentPort }) => {
+    parentPort.once('message', (data) => start(data, (m) => parentPort.postMessage(m)));
+  });
 }
