@@ -47,15 +47,19 @@ pub fn threads() -> usize {
     THREADS.load(SeqCst)
 }
 
-/// How many tasks to cut `work` units into: one per thread when there are threads and the work is
-/// at least `min_per_task` units a task, else 1 (small ops stay on the calling thread).
+/// Tasks a job is cut into per thread, at most: a few, so that when a worker is late (woken late,
+/// or its core busy with another process) the others take its share instead of waiting for it.
+const TASKS_PER_THREAD: usize = 4;
+
+/// How many tasks to cut `work` units into: up to `TASKS_PER_THREAD` per thread when there are
+/// threads, each at least `min_per_task` units; 1 for small work (it stays on the calling thread).
 pub fn tasks_for(work: usize, min_per_task: usize) -> usize {
     let t = threads();
     if t <= 1 || BUSY.load(SeqCst) {
         return 1;
     }
     let min = (min_per_task / GRAIN_DIVISOR.load(SeqCst).max(1)).max(1);
-    (work / min).clamp(1, t)
+    (work / min).clamp(1, t * TASKS_PER_THREAD)
 }
 
 /// Makes `tasks_for` cut work `divisor` times finer than the kernels ask (tests only: tiny
