@@ -84,12 +84,23 @@ fn cases() -> Vec<Case> {
         // Depth 3x3x80 = 720: the packed path; batch 2, VALID.
         conv(&[2, 17, 17, 80], &[3, 3, 80, 20], 1, "VALID"),
         conv(&[1, 29, 29, 8], &[5, 5, 8, 12], 2, "SAME"),
+        // Thin inputs (an RGB stem), without im2col.
+        conv(&[1, 64, 64, 3], &[3, 3, 3, 16], 2, "SAME"),
+        conv(&[2, 40, 37, 1], &[5, 5, 1, 12], 1, "VALID"),
         // 1x1: the input is the matrix (rows cut by gemm_into).
         conv(&[1, 33, 33, 40], &[1, 1, 40, 36], 1, "VALID"),
         matmul(&[67, 300], &[300, 45], false, false),
         matmul(&[70, 700], &[33, 700], false, true),
         matmul(&[300, 61], &[300, 29], true, false),
         matmul(&[5, 64], &[64, 64], false, false),
+        (
+            "BatchMatMulV2",
+            vec![tensor(&[6, 33, 40], 6), tensor(&[1, 40, 27], 7)],
+            vec![
+                ("adj_x", AttrValue::Bool(false)),
+                ("adj_y", AttrValue::Bool(false)),
+            ],
+        ),
     ]
 }
 

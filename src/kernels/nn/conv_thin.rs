@@ -6,9 +6,10 @@
 //! times, one short run per kernel row, which costs as much as the product when the depth is 3.
 
 use super::epilogue::RowEpilogue;
-use super::gemm::{block_rows, store_tile, tile_acc, whole_panels, MatRef, MR, NR};
+use super::gemm::{block_rows, store_tile, tile_acc, whole_panels, MatRef, MR, NR, PAR_MIN_WORK};
 use super::simd::F4;
 use super::window::Dim1;
+use crate::parallel;
 use crate::status::{internal, Result};
 use crate::tensor::try_alloc;
 
@@ -50,11 +51,8 @@ pub fn conv_thin(
     // Columns of the padded input the windows of one output row span; 4 floats of slack for the
     // 4-lane stores below.
     let wp = (ow - 1) * dx.stride + kw;
-    let mut cols = try_alloc::<f32>(wp * col + 4)?;
     // A row of zeros stands in for input rows in the padding.
     let zeros = try_alloc::<f32>(w * ci)?;
-    // The kernel rows' input rows (kh <= k, and `perm` held k * co floats: this fits).
-    let mut srcs: Vec<&[f32]> = vec![&[]; kh];
     let (left, right) = (dx.pad_before.min(wp), (dx.pad_before + w).min(wp));
     let scatter = match ci {
         1 => scatter::<1>,
@@ -63,8 +61,19 @@ pub fn conv_thin(
         _ => scatter::<4>,
     };
     let row_len = dx.output * co;
-    for bi in 0..n {
-        for oy in 0..oh {
+    let fast = epi.fast;
+    // Output rows are independent: with threads, blocks of them are tasks, each with its own
+    // column buffer.
+    let rows_total = n * oh;
+    let work = (m * co).saturating_mul(k);
+    let per_task = rows_total.div_ceil(parallel::tasks_for(work, PAR_MIN_WORK).min(rows_total));
+    let spare = out.spare_capacity_mut().get_mut(..m * co).ok_or_else(bad)?;
+    parallel::for_each_chunk_mut(spare, per_task * row_len, |t, part| {
+        let mut cols = try_alloc::<f32>(wp * col + 4)?;
+        // The kernel rows' input rows.
+        let mut srcs: Vec<&[f32]> = vec![&[]; kh];
+        for (i, c) in part.chunks_exact_mut(row_len).enumerate() {
+            let (bi, oy) = ((t * per_task + i) / oh, (t * per_task + i) % oh);
             for (ky, src) in srcs.iter_mut().enumerate() {
                 let iy = (oy * dy.stride + ky * dy.dilation).checked_sub(dy.pad_before);
                 let at = iy.filter(|&iy| iy < h).map(|iy| (bi * h + iy) * w * ci);
@@ -81,14 +90,9 @@ pub fn conv_thin(
                     .unwrap_or(&mut []);
                 scatter(span, col, src);
             }
-            let pix0 = (bi * oh + oy) * ow;
             // Covering argument for the set_len below: ox steps over the row's pixels in MR-pixel
             // tiles, jp over every NR-channel panel, and `store_tile` writes each tile whole or
-            // fails.
-            let c = out
-                .spare_capacity_mut()
-                .get_mut(..row_len)
-                .ok_or_else(bad)?;
+            // fails; the tasks' rows cover all `m` pixels.
             for ox in (0..ow).step_by(MR) {
                 let mr = MR.min(ow - ox);
                 // Tail pixels repeat the last one (computed, never stored).
@@ -102,21 +106,17 @@ pub fn conv_thin(
                     let panel = panels.get(jp * k * NR..(jp + 1) * k * NR).ok_or_else(bad)?;
                     let acc = tile_acc([[F4::splat(0.0); 2]; MR], &rows, panel);
                     let nr = NR.min(co - jp * NR);
-                    store_tile(&mut px, mr, (jp * NR, nr), acc, &epi.fast)?;
-                }
-            }
-            // SAFETY: the loop above returned Ok, so every one of the `row_len` elements of `c`, the
-            // first `row_len` slots of `out`'s spare capacity, was written (covering argument).
-            unsafe { out.set_len(out.len() + row_len) };
-            // The rest of the epilogue on the row while it is in cache.
-            if let Some(rest) = epi.rest {
-                let done = out.get_mut(pix0 * co..).ok_or_else(bad)?;
-                for (i, px) in done.chunks_exact_mut(co).enumerate() {
-                    rest.apply_row(pix0 + i, 0, px);
+                    store_tile(&mut px, mr, (jp * NR, nr), acc, &fast)?;
                 }
             }
         }
-    }
+        Ok(())
+    })?;
+    // SAFETY: every task returned Ok, so every one of the `m * co` elements of `spare`, the first
+    // slots of the empty `out`'s spare capacity, was written (covering argument above).
+    unsafe { out.set_len(m * co) };
+    // The rest of the epilogue reads tensors, which stay on this thread.
+    epi.apply_rest(out, co, 0);
     Ok(())
 }
 

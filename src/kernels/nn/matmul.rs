@@ -2,10 +2,11 @@
 //! through the blocked SGEMM; int32/int64 through a plain wrapping loop.
 
 use super::epilogue::{with_output, Fusion};
-use super::gemm::{gemm_into, sgemm, weight_ref, MatRef};
+use super::gemm::{gemm_into, sgemm, weight_ref, MatRef, PAR_MIN_WORK};
 use crate::kernels::broadcast::broadcast_shapes;
 use crate::ops::{KernelContext, KernelFactory::Simple};
 use crate::ops::{NodeAttrs, OpBuilder, Registry};
+use crate::parallel;
 use crate::status::{invalid_argument, Result};
 use crate::tensor::{try_alloc, DType, Element, Shape, Tensor};
 
@@ -241,16 +242,26 @@ fn batched(
             let (xd, yd) = (x.f32s()?, y.f32s()?);
             let mut out = try_alloc::<f32>(shape.num_elements())?;
             if os > 0 {
-                for ((o, &i), &j) in out.chunks_exact_mut(os).zip(&xi).zip(&yi) {
-                    let a = xd.get(i * xs..(i + 1) * xs).ok_or_else(bad)?;
-                    let b = yd.get(j * ys..(j + 1) * ys).ok_or_else(bad)?;
-                    sgemm(
-                        MatRef::new(a, p.m, p.k, p.ta)?,
-                        MatRef::new(b, p.k, p.n, p.tb)?,
-                        o,
-                        &mut |_, _, _| {},
-                    )?;
-                }
+                // With threads, blocks of whole products are tasks (each computed as on one).
+                let batches = xi.len();
+                let work = (batches * os).saturating_mul(p.k);
+                let tasks = parallel::tasks_for(work, PAR_MIN_WORK).min(batches).max(1);
+                let per_task = batches.div_ceil(tasks);
+                parallel::for_each_chunk_mut(&mut out, per_task * os, |t, block| {
+                    for (q, o) in block.chunks_exact_mut(os).enumerate() {
+                        let at = t * per_task + q;
+                        let (&i, &j) = xi.get(at).zip(yi.get(at)).ok_or_else(bad)?;
+                        let a = xd.get(i * xs..(i + 1) * xs).ok_or_else(bad)?;
+                        let b = yd.get(j * ys..(j + 1) * ys).ok_or_else(bad)?;
+                        sgemm(
+                            MatRef::new(a, p.m, p.k, p.ta)?,
+                            MatRef::new(b, p.k, p.n, p.tb)?,
+                            o,
+                            &mut |_, _, _| {},
+                        )?;
+                    }
+                    Ok(())
+                })?;
             }
             Tensor::from_vec(shape, out)
         }
