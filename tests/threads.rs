@@ -3,6 +3,10 @@
 //! runs the same kernels on Web Workers), with the work cut fine enough that small inputs take the
 //! parallel paths and their ragged last blocks.
 
+// Native: the pool runs on std threads here (the threaded wasm build is checked through the JS
+// suites).
+#![cfg(not(target_arch = "wasm32"))]
+
 mod common;
 
 use common::{reference, MODEL_FIXTURES};
