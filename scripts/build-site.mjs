@@ -2,11 +2,12 @@
 // Production build of the demo page for any static host, into site/:
 //   site/index.html, main.js, lane-worker.js, lanes.js, plots.js, style.css   (from www/)
 //   site/config.js                                    (paths rewritten for this layout)
-//   site/dist/       the package (index.js and its modules, eager_wasm.js, the four builds' .wasm parts)
+//   site/dist/       the package (index.js and its modules, the glue, every build's .wasm parts)
 //   site/vendor/uplot/  uPlot's ESM build and CSS
 //   site/models/<name>/ the sample models (model.json + shards)
-//   site/_headers    COOP/COEP for hosts that read it (Netlify, Cloudflare Pages), so that
-//                    performance.measureUserAgentSpecificMemory() works there; the page works without.
+//   site/_headers    COOP/COEP for hosts that read it (Netlify, Cloudflare Pages), so that the page
+//                    is cross-origin isolated there: graph-model lanes run the threaded build and
+//                    performance.measureUserAgentSpecificMemory() works; the page works without.
 // Needs dist/ (npm run build). Preview: node scripts/serve.mjs --root site
 // --out DIR writes elsewhere than site/.
 
