@@ -3,7 +3,16 @@
 // `model.profile()` on TF's reference input, kernels cached, the median over runs (11) of each op
 // type's total. Node only; needs `npm run build`.
 //
-//   node bench/profile.mjs [--runs 5] [--top 5] [--json FILE] [name ...]
+// Then the model-path check (issue 33): every node that runs an op, timed alone through
+// `ctx.execute` with the same op, attrs (as profile() reports them, after the load-time fusion)
+// and input shapes and dtypes: float32 inputs fresh values in [-1, 1) (never denormal), the
+// others the model's own (shapes, axes, indices: fetched with `model.execute`). A node more than
+// 2x slower in the model than alone (and over 0.02 ms) is flagged: the model path costs what the
+// op alone does not, or the model's values are slow ones (denormals); `--real-values` times the
+// op alone on the model's own float values too, which tells the two apart. Exit code 1 if a node
+// is flagged.
+//
+//   node bench/profile.mjs [--runs 5] [--top 5] [--json FILE] [--no-alone] [--real-values] [name ...]
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -22,7 +31,18 @@ const opt = (name, def) => {
 const runs = Number(opt('--runs', 11));
 const top = Number(opt('--top', 5));
 const jsonOut = opt('--json', null);
+const flag = (name) => {
+  const i = argv.indexOf(name);
+  if (i >= 0) argv.splice(i, 1);
+  return i >= 0;
+};
+const alone = !flag('--no-alone');
+const realValues = flag('--real-values');
 const names = argv.length ? argv : ZOO_MODELS;
+// Nodes that run no kernel of their own (or only pass a value on): not timed alone.
+const NOT_TIMED = new Set(['Placeholder', 'Const', 'ReadVariableOp', 'Identity', 'Enter', 'Exit', 'Merge', 'Switch', 'NextIteration', 'LoopCond']);
+const SLOWER = 2;
+const MIN_MS = 0.02;
 
 const api = await import(pathToFileURL(join(root, 'dist/index.js')).href);
 await api.init();
@@ -48,6 +68,7 @@ for (const name of names) {
   // 55, 26, 16 ms, then 3.4 ms from about the eighth on), so one warm-up run profiled baseline code.
   for (let i = 0, t0 = performance.now(); i < 5 || performance.now() - t0 < 400; i++) model.profile(x);
   const profiles = Array.from({ length: runs }, () => model.profile(x));
+  const check = alone ? checkAlone(model, x, profiles) : null;
   for (const t of Object.values(x)) t.dispose();
   model.dispose();
   const ops = new Map();
@@ -73,7 +94,7 @@ for (const name of names) {
     shape: n.outputs[0]?.shape,
   }));
   nodes.sort((a, b) => b.ms - a.ms);
-  report[name] = { totalMs: total, wallMs: wall, nodes: profiles[0].nodes.length, byOp, slowestNodes: nodes.slice(0, top) };
+  report[name] = { totalMs: total, wallMs: wall, nodes: profiles[0].nodes.length, byOp, slowestNodes: nodes.slice(0, top), alone: check };
   console.log(`\n${name}: ${profiles[0].nodes.length} nodes, kernels ${total.toFixed(2)} ms, run ${wall.toFixed(2)} ms (median of ${runs})`);
   for (const o of byOp.slice(0, top)) {
     console.log(`  ${o.op.padEnd(28)} ${String(o.count).padStart(4)} runs  ${o.ms.toFixed(3).padStart(9)} ms ${(o.share * 100).toFixed(1).padStart(5)}%`);
@@ -85,4 +106,92 @@ for (const name of names) {
   }
 }
 ctx.dispose();
+const flagged = Object.entries(report).flatMap(([name, r]) => (r.alone?.flagged ?? []).map((n) => ({ name, ...n })));
+if (alone) {
+  console.log(`\nnodes more than ${SLOWER}x slower in the model than alone: ${flagged.length}`);
+  for (const n of flagged) console.log(`  ${n.name}: ${n.op} ${n.ratio.toFixed(1)}x (${n.modelMs.toFixed(3)} vs ${n.aloneMs.toFixed(3)} ms) ${n.inputs}  ${n.node}`);
+}
 if (jsonOut) await writeFile(jsonOut, JSON.stringify(report, null, 1) + '\n');
+
+if (flagged.length) process.exitCode = 1;
+
+/** Median ms per call of `f` over 7 samples of >= 5 ms each, after a warm-up. */
+function timeIt(f) {
+  for (let i = 0; i < 3; i++) f();
+  let t0 = performance.now();
+  f();
+  const once = performance.now() - t0;
+  const reps = Math.min(10000, Math.max(1, Math.floor(5 / Math.max(once, 1e-4))));
+  const samples = [];
+  for (let s = 0; s < 7; s++) {
+    t0 = performance.now();
+    for (let i = 0; i < reps; i++) f();
+    samples.push((performance.now() - t0) / reps);
+  }
+  return median(samples);
+}
+
+/** Deterministic float32 values in [-1, 1). */
+function synthetic(n) {
+  const v = new Float32Array(n);
+  for (let i = 0; i < n; i++) v[i] = ((i * 7919) % 2003) / 1001.5 - 1;
+  return v;
+}
+
+/**
+ * Each op node's median time in `profiles` (per run) against the same op alone; prints the table
+ * (nodes over MIN_MS, or flagged) and returns { rows, flagged, modelMs, aloneMs }.
+ */
+function checkAlone(model, x, profiles) {
+  const rows = [];
+  const first = profiles[0].nodes;
+  first.forEach((n, i) => {
+    if (NOT_TIMED.has(n.op) || !n.inputs?.length) return;
+    const inModel = median(profiles.map((p) => p.nodes[i].ms)) / n.count;
+    const froms = n.inputs.map((inp) => inp.from);
+    let fetched;
+    try {
+      fetched = model.execute(x, froms);
+      fetched = Array.isArray(fetched) ? fetched : [fetched];
+    } catch (e) {
+      rows.push({ node: n.name, op: n.op, modelMs: inModel, note: `inputs not fetchable: ${e.message}` });
+      return;
+    }
+    const made = [];
+    const args = fetched.map((t, k) => {
+      if (realValues || n.inputs[k].dtype !== 'float32') return t;
+      const s = ctx.tensor(synthetic(t.size), t.shape, 'float32');
+      made.push(s);
+      return s;
+    });
+    try {
+      const run = () => {
+        for (const o of ctx.execute(n.op, args, n.attrs)) o.dispose();
+      };
+      run();
+      const aloneMs = timeIt(run);
+      rows.push({ node: n.name, op: n.op, modelMs: inModel, aloneMs, ratio: inModel / Math.max(aloneMs, 1e-6), inputs: n.inputs.map((inp) => `[${inp.shape}]`).join(' ') });
+    } catch (e) {
+      rows.push({ node: n.name, op: n.op, modelMs: inModel, note: `fails alone: ${e.message}` });
+    } finally {
+      const fed = new Set(Object.values(x));
+      for (const t of [...fetched, ...made]) if (!fed.has(t)) t.dispose();
+    }
+  });
+  const timed = rows.filter((r) => r.aloneMs !== undefined);
+  const flagged = timed.filter((r) => r.ratio > SLOWER && r.modelMs > MIN_MS);
+  const modelMs = timed.reduce((a, r) => a + r.modelMs, 0);
+  const aloneMs = timed.reduce((a, r) => a + r.aloneMs, 0);
+  console.log(`  model vs alone (${realValues ? "the model's values" : 'fresh float32 values'}): ${timed.length} op nodes, ${modelMs.toFixed(2)} ms in the model, ${aloneMs.toFixed(2)} ms alone, ${flagged.length} flagged`);
+  console.log(`    ${'model ms'.padStart(9)} ${'alone ms'.padStart(9)} ${'ratio'.padStart(6)}  op [input shapes]`);
+  for (const r of rows) {
+    if (r.aloneMs === undefined) {
+      console.log(`    ${r.modelMs.toFixed(3).padStart(9)} ${'-'.padStart(9)} ${'-'.padStart(6)}  ${r.op}: ${r.note}`);
+      continue;
+    }
+    if (r.modelMs < MIN_MS && r.ratio <= SLOWER) continue;
+    const mark = r.ratio > SLOWER && r.modelMs > MIN_MS ? '  <-- SLOWER IN MODEL' : '';
+    console.log(`    ${r.modelMs.toFixed(3).padStart(9)} ${r.aloneMs.toFixed(3).padStart(9)} ${r.ratio.toFixed(2).padStart(6)}  ${r.op} ${r.inputs}${mark}`);
+  }
+  return { rows, flagged, modelMs, aloneMs };
+}

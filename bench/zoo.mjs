@@ -16,6 +16,13 @@ export const ZOO_MODELS = [
   'blazeface_256',
   'landmarks',
   'unet',
+  // Shapes of published models that were slower than TF.js (issue 33): a small-input CNN with
+  // 3x3 VALID convs (and dead, denormal-scaled channels), a CenterNet decode (Equal + TopKV2 k=100
+  // over 1.3 M scores), MoveNet's pre/post-processing, a MobileFaceNet with PReLU.
+  'age_cnn',
+  'centernet_512',
+  'movenet_192',
+  'mobilefacenet_112',
   // A GRU text classifier (two while loops), in both control-flow lowerings.
   'gru',
   'gru_v2',

@@ -515,7 +515,8 @@ export class GraphModel<O extends string | null = null, D extends DataType = 'fl
   executeAsync(inputs: ModelInputs, outputs: string[]): Promise<Tensor[]>;
   executeAsync(inputs: ModelInputs): Promise<Tensor | Tensor[]>;
   /**
-   * `predict` with every node timed (`performance.now()`); the outputs are disposed. A layers
+   * `predict` with every node timed (`performance.now()`), each with its inputs' shapes and its
+   * attrs (enough to time the same op alone); the outputs are disposed. A layers
    * model reports one step per layer call (its `op` the layer kind, e.g. `Dense`, `Conv`). A node
    * inside a loop is one entry for all its iterations (`count` runs, `ms` their total).
    */
@@ -540,6 +541,16 @@ export interface NodeProfile {
   count: number;
   /** Of its last run; a control-flow node lists the value it passed on. */
   outputs: { dtype: DType; shape: number[]; bytes: number }[];
+  /**
+   * Its data inputs, of its last run: `from` is the node output it read (`'node'` or `'node:k'`,
+   * names `execute` fetches). Empty for feeds, constants, weights, control flow and layer steps.
+   */
+  inputs: { from: string; dtype: DType; shape: number[]; bytes: number }[];
+  /**
+   * The attrs the node's kernel ran with (after the load-time fusion), as `ctx.execute` takes
+   * them; tensor and function attrs left out. Empty for nodes that run no op.
+   */
+  attrs: Record<string, unknown>;
   /**
    * Kernel-cache lookup: `'miss'` made (and cached) a kernel; null: the node runs no kernel. Over
    * several runs the costliest (miss, then bypass, then hit).

@@ -59,18 +59,20 @@ export class GraphModel {
 
   /**
    * `predict` with every node timed: per node (in execution order) its name, op, time in ms,
-   * outputs (dtype, shape, bytes) and kernel-cache use; plus totals by op type, longest first.
+   * outputs (dtype, shape, bytes), inputs (where from, dtype, shape, bytes), attrs (as
+   * `ctx.execute` takes them) and kernel-cache use; plus totals by op type, longest first.
    * The outputs are disposed. A node inside a loop is one entry for all its iterations (`count`
    * runs, `ms` their total).
    */
   profile(x) {
     const names = stageFeeds(this, x, 'profile');
-    const [json, ms, wallMs] = callWasm(() => this._w.profile(names), STACK_DEEP);
+    const [json, ms, wallMs, attrs] = callWasm(() => this._w.profile(names), STACK_DEEP);
     const nodes = JSON.parse(json);
     const ops = new Map();
     let totalMs = 0;
     nodes.forEach((n, i) => {
       n.ms = ms[i];
+      n.attrs = attrs[i];
       totalMs += n.ms;
       const o = ops.get(n.op) ?? { op: n.op, count: 0, ms: 0, share: 0 };
       o.count += n.count;

@@ -130,6 +130,33 @@ fn profile_times_every_node_and_matches_predict() {
             assert_eq!(n.outputs[k].dtype, t.dtype().name());
         }
         drop(got);
+
+        // Each op node's inputs and attrs are enough to run it alone: the inputs, fetched by the
+        // names it reports, have the shapes it reports, and the op on them with its attrs makes
+        // outputs of the shapes it made in the model.
+        let mut alone = 0;
+        for n in &first.nodes {
+            let no_op = ["Placeholder", "Const", "ReadVariableOp"].contains(&n.op);
+            assert_eq!(n.attrs.is_empty(), no_op, "{name}/{}: attrs", n.name);
+            assert_eq!(n.inputs.is_empty(), no_op, "{name}/{}: inputs", n.name);
+            if no_op {
+                continue;
+            }
+            let from: Vec<String> = n.inputs.iter().map(|i| i.from.clone()).collect();
+            let args = model.execute(&mut ctx, inputs.clone(), &from).unwrap();
+            for (i, t) in n.inputs.iter().zip(&args) {
+                assert_eq!(
+                    (i.value.shape.as_slice(), i.value.dtype),
+                    (t.dims(), t.dtype().name())
+                );
+            }
+            let outs = ctx.execute(n.op, &args, n.attrs.clone()).unwrap();
+            let shapes: Vec<&[usize]> = outs.iter().map(|t| t.dims()).collect();
+            let want: Vec<&[usize]> = n.outputs.iter().map(|o| o.shape.as_slice()).collect();
+            assert_eq!(shapes, want, "{name}/{}", n.name);
+            alone += 1;
+        }
+        assert!(alone > 0, "{name}");
         let mut model = model;
         model.dispose(&mut ctx);
         drop(inputs);

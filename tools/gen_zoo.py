@@ -182,6 +182,194 @@ def build_gru(seq=32, vocab=2000, dim=64, units=96, classes=8, batch=1):
     return m, {"x": rng.integers(0, vocab, size=(batch, seq)).astype(np.int32)}
 
 
+# ------------------------------------------------------------------ shapes of published models (issue 33)
+
+
+def conv_bn_relu(h, c, k=3, padding="valid", strides=1):
+    """Conv2D + BatchNormalization + ReLU: the converter folds the BN and the ReLU into one
+    `_FusedConv2D` (BiasAdd, Relu)."""
+    h = L.Conv2D(c, k, strides=strides, padding=padding)(h)
+    return L.ReLU()(L.BatchNormalization()(h))
+
+
+def build_age_cnn(size=64):
+    """Small-input age/gender CNN: 3x3 VALID conv + BN + ReLU stacks of 16 and 32 channels (two of
+    them 32 -> 32 with 62x62 and 29x29 outputs), max pooling, 1x1 conv heads (softmax over 101
+    ages, 2 gender logits); one dead (denormal-scaled) channel per BatchNormalization, as trained
+    models have."""
+    G.seed(35)
+    x = keras.Input((size, size, 3), name="x")
+    h = conv_bn_relu(x, 16, padding="same")                                # 64x64x16
+    h = conv_bn_relu(h, 32, padding="same")                                # 64x64x32
+    h = conv_bn_relu(h, 32)                                                # 62x62x32
+    h = L.MaxPooling2D(2)(h)                                               # 31
+    h = conv_bn_relu(h, 32)                                                # 29x29x32
+    h = L.MaxPooling2D(2)(h)                                               # 14
+    h = conv_bn_relu(h, 32)                                                # 12x12x32
+    h = conv_bn_relu(h, 64, k=1)
+    h = L.Reshape((1, 1, 64))(L.GlobalAveragePooling2D()(h))
+    age = L.Reshape((101,))(L.Conv2D(101, 1)(h))
+    age = L.Softmax(name="age")(age)
+    gender = L.Reshape((2,), name="gender")(L.Conv2D(2, 1)(h))
+    m = randomize(keras.Model(x, [age, gender]), 135)
+    dead_channels(m)
+    return m, {"x": image_input(size, 235)}
+
+
+def dead_channels(model, gamma=1e-39):
+    """As training with weight decay leaves them: one channel per BatchNormalization whose scale
+    has decayed to a denormal. The converter folds it into the conv's filter (in numpy: the
+    folded weights stay denormal), TF computes with them flushed to zero (its CPU executor runs
+    ops with denormals flushed), and a runtime that multiplies them as they are pays x86's
+    ~100-cycle denormal assists on every product with them (issue 33's 7-15x slower convs)."""
+    for layer in model.layers:
+        if isinstance(layer, L.BatchNormalization):
+            w = layer.get_weights()
+            w[0][len(w[0]) // 2] = np.float32(gamma)
+            layer.set_weights(w)
+
+
+def sep_block(h, c, stride=1):
+    """Depthwise 3x3 + BN + ReLU, then 1x1 conv + BN + ReLU."""
+    h = L.DepthwiseConv2D(3, strides=stride, padding="same")(h)
+    h = L.ReLU()(L.BatchNormalization()(h))
+    return conv_bn_relu(h, c, k=1)
+
+
+def build_centernet(size=512, classes=80, k=100):
+    """CenterNet-style detector: a small stride-4 backbone, a [1, size/4, size/4, classes] sigmoid
+    heatmap, size and offset heads; decoded in the graph as the published models do: peaks where
+    the heatmap equals its 3x3 max pool (`Equal`), `TopKV2` k=100 over the flattened heatmap,
+    class / cell from the indices, the two heads gathered at the cells."""
+    G.seed(36)
+    x = keras.Input((size, size, 3), name="x")
+    h = conv_bn_relu(x, 16, padding="same", strides=2)                     # size/2
+    h = sep_block(h, 32, 2)                                                # size/4
+    for _ in range(2):
+        h = sep_block(h, 32)
+    heat = L.Conv2D(classes, 1, activation="sigmoid")(h)
+    wh = L.Conv2D(2, 1)(h)
+    off = L.Conv2D(2, 1)(h)
+    cells = (size // 4) ** 2
+    fw = size // 4
+
+    def decode(t):
+        heat, wh, off = t
+        peak = tf.nn.max_pool2d(heat, 3, 1, "SAME")
+        heat = heat * tf.cast(tf.equal(heat, peak), tf.float32)
+        scores, idx = tf.math.top_k(tf.reshape(heat, [1, cells * classes]), k=k)
+        cls = idx % classes
+        cell = idx // classes
+        ys = tf.cast(cell // fw, tf.float32)
+        xs = tf.cast(cell % fw, tf.float32)
+        wh = tf.gather(tf.reshape(wh, [1, cells, 2]), cell, axis=1, batch_dims=1)
+        off = tf.gather(tf.reshape(off, [1, cells, 2]), cell, axis=1, batch_dims=1)
+        cy, cx = ys + off[..., 0], xs + off[..., 1]
+        boxes = tf.stack([cy - wh[..., 0] / 2, cx - wh[..., 1] / 2,
+                          cy + wh[..., 0] / 2, cx + wh[..., 1] / 2], axis=-1)
+        return scores, boxes, tf.cast(cls, tf.float32)
+
+    scores, boxes, cls = L.Lambda(decode)([heat, wh, off])
+    outs = [L.Activation("linear", name=n)(t) for n, t in
+            (("scores", scores), ("boxes", boxes), ("classes", cls))]
+    m = randomize(keras.Model(x, outs), 136)
+    return m, {"x": image_input(size, 236)}
+
+
+def build_movenet(size=192, joints=17):
+    """MoveNet-style single-pose model: int32 image, cast and normalised by broadcast Sub/Mul, a
+    stride-4 backbone, [48, 48, 17] keypoint heatmaps, a center heatmap and regression / offset
+    heads, decoded in the graph: center weighted by its distance to the image center (Sqrt),
+    keypoints regressed from it, each heatmap weighted by the distance to its regressed keypoint
+    (Sqrt over [48, 48, 17]), argmax, offsets gathered."""
+    G.seed(37)
+    x = keras.Input((size, size, 3), dtype="int32", name="x")
+    fw = size // 4
+    mean = np.array([127.5, 127.0, 126.5], np.float32)
+    scale = np.array([1 / 127.5, 1 / 128.0, 1 / 127.0], np.float32)
+    h = L.Lambda(lambda t: (tf.cast(t, tf.float32) - mean) * scale)(x)
+    h = conv_bn_relu(h, 16, padding="same", strides=2)                     # 96
+    h = sep_block(h, 24, 2)                                                # 48
+    for _ in range(2):
+        h = sep_block(h, 32)
+    heat = L.Conv2D(joints, 1, activation="sigmoid")(h)
+    center = L.Conv2D(1, 1, activation="sigmoid")(h)
+    regress = L.Conv2D(2 * joints, 1)(h)
+    offset = L.Conv2D(2 * joints, 1)(h)
+
+    def decode(t):
+        heat, center, regress, offset = t
+        grid = tf.range(fw, dtype=tf.float32)
+        gy = tf.reshape(grid, [fw, 1, 1])
+        gx = tf.reshape(grid, [1, fw, 1])
+        c = (fw - 1) / 2.0
+        dist_c = tf.sqrt(tf.square(gy - c) + tf.square(gx - c))              # [48,48,1]
+        weighted = center[0] / (dist_c + 1.0)
+        ci = tf.argmax(tf.reshape(weighted, [-1]), output_type=tf.int32)
+        cy, cx = ci // fw, ci % fw
+        reg = tf.reshape(regress[0, cy, cx], [joints, 2])
+        ky = tf.cast(cy, tf.float32) + reg[:, 0]                            # [17]
+        kx = tf.cast(cx, tf.float32) + reg[:, 1]
+        dist = tf.sqrt(tf.square(gy - ky) + tf.square(gx - kx))             # [48,48,17]
+        score_map = heat[0] / (dist + 1.8)
+        ki = tf.argmax(tf.reshape(score_map, [fw * fw, joints]), axis=0, output_type=tf.int32)
+        ys, xs = ki // fw, ki % fw
+        j = tf.range(joints)
+        scores = tf.gather_nd(heat[0], tf.stack([ys, xs, j], axis=-1))        # [17]
+        oy = tf.gather_nd(offset[0], tf.stack([ys, xs, 2 * j], axis=-1))
+        ox = tf.gather_nd(offset[0], tf.stack([ys, xs, 2 * j + 1], axis=-1))
+        py = (tf.cast(ys, tf.float32) + oy) / fw
+        px = (tf.cast(xs, tf.float32) + ox) / fw
+        return tf.stack([py, px, scores], axis=-1)[None]                    # [1,17,3]
+
+    kp = L.Lambda(decode, name="keypoints")([heat, center, regress, offset])
+    m = randomize(keras.Model(x, kp), 137)
+    rng = np.random.default_rng(237)
+    return m, {"x": rng.integers(0, 256, size=(1, size, size, 3)).astype(np.int32)}
+
+
+def build_mobilefacenet(size=112, emb=128):
+    """MobileFaceNet-style face embedder: PReLU everywhere, depthwise 3x3, linear bottlenecks
+    (expand 1x1 + PReLU, depthwise + PReLU, project 1x1 linear, residual), a 1x1 conv to 512, the
+    global depthwise conv (7x7 VALID over the last 7x7 map), a 1x1 linear embedding + BN."""
+    G.seed(38)
+
+    def prelu(h):
+        return L.PReLU(shared_axes=[1, 2])(h)
+
+    def conv(h, c, k=1, strides=1, act=True):
+        h = L.BatchNormalization()(L.Conv2D(c, k, strides=strides, padding="same", use_bias=False)(h))
+        return prelu(h) if act else h
+
+    def dw(h, strides=1, k=3, padding="same", act=True):
+        h = L.DepthwiseConv2D(k, strides=strides, padding=padding, use_bias=False)(h)
+        h = L.BatchNormalization()(h)
+        return prelu(h) if act else h
+
+    def bottleneck(h, c, expand, strides):
+        short = h
+        y = conv(h, h.shape[-1] * expand)
+        y = dw(y, strides)
+        y = conv(y, c, act=False)
+        if strides == 1 and short.shape[-1] == c:
+            y = L.Add()([y, short])
+        return y
+
+    x = keras.Input((size, size, 3), name="x")
+    h = conv(x, 64, 3, 2)                                                  # 56
+    h = dw(h)
+    for c, t, n, s in ((64, 2, 3, 2), (128, 4, 1, 2), (128, 2, 3, 1), (128, 4, 1, 2),
+                       (128, 2, 2, 1)):
+        for i in range(n):
+            h = bottleneck(h, c, t, s if i == 0 else 1)                    # 28, 14, 7
+    h = conv(h, 512)
+    h = dw(h, k=h.shape[1], padding="valid", act=False)                    # global depthwise
+    h = L.BatchNormalization()(L.Conv2D(emb, 1, use_bias=False)(h))
+    y = L.Reshape((emb,), name="embedding")(h)
+    m = randomize(keras.Model(x, y), 138)
+    return m, {"x": image_input(size, 238)}
+
+
 def _apps():
     A = keras.applications
     return {
@@ -201,6 +389,10 @@ SMALL = {
 # Hand-built models without a fixture of their own.
 MORE = {
     "blazeface_256": lambda: build_blazeface(256),
+    "age_cnn": build_age_cnn,
+    "centernet_512": build_centernet,
+    "movenet_192": build_movenet,
+    "mobilefacenet_112": build_mobilefacenet,
 }
 # Control-flow models: (zoo build, fixture build), each written in both lowerings.
 LOOPS = {

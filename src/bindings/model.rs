@@ -297,9 +297,11 @@ impl WasmModel {
     }
 
     /// `predict` with every node timed by `performance.now()` (the outputs are disposed). Returns
-    /// `[json, ms, wallMs]`: `json` is `[{name, op, count, outputs, cache}]` per node, `ms` a
-    /// Float64Array of their times (numbers: no float formatting in wasm); JS sums by op type.
-    /// A layers model reports one step per layer call.
+    /// `[json, ms, wallMs, attrs]`: `json` is `[{name, op, count, outputs, inputs, cache}]` per
+    /// node (`inputs`: `{from, dtype, shape, bytes}`), `ms` a Float64Array of their times (numbers:
+    /// no float formatting in wasm), `attrs` one plain object per node, the attrs its kernel ran
+    /// with in the form `ctx.execute` takes (tensor and function attrs left out); JS sums by op
+    /// type. A layers model reports one step per layer call.
     pub fn profile(&self, names: &Array) -> JsResult<Array> {
         #[derive(serde::Serialize)]
         struct Node<'a> {
@@ -307,6 +309,7 @@ impl WasmModel {
             op: &'a str,
             count: usize,
             outputs: &'a [crate::model::profile::OutputProfile],
+            inputs: &'a [crate::model::profile::InputProfile],
             cache: Option<&'a str>,
         }
         headroom().map_err(js)?;
@@ -326,16 +329,20 @@ impl WasmModel {
                     op: n.op,
                     count: n.count,
                     outputs: &n.outputs,
+                    inputs: &n.inputs,
                     cache: n.cache,
                 })
                 .collect();
             let ms: Vec<f64> = p.nodes.iter().map(|n| n.ms).collect();
-            Ok(Array::of3(
+            let attrs: Array = p.nodes.iter().map(|n| attrs_js(&n.attrs)).collect();
+            let out = Array::of3(
                 // Plain data: serializing cannot fail.
                 &JsValue::from(serde_json::to_string(&nodes).unwrap_or_default()),
                 &js_sys::Float64Array::from(&ms[..]),
                 &JsValue::from_f64(p.wall_ms),
-            ))
+            );
+            out.push(&attrs);
+            Ok(out)
         };
         run().map_err(js)
     }
@@ -378,4 +385,57 @@ impl WasmModel {
     fn state_is_disposed(&self) -> bool {
         self.state.with(|_| Ok(())).is_err() && self.model.borrow_mut().is_disposed()
     }
+}
+
+/// A node's attrs as a plain object `ctx.execute` accepts (the inverse of `attrs::convert`):
+/// dtypes by name, strings as text, shapes as arrays (null: unknown rank). Tensor and function
+/// attrs are left out.
+fn attrs_js(attrs: &[(&'static str, crate::ops::AttrValue)]) -> JsValue {
+    use crate::ops::AttrValue as A;
+    let text = |s: &[u8]| JsValue::from(String::from_utf8_lossy(s).as_ref());
+    let shape = |s: &crate::ops::ShapeAttr| match s {
+        Some(d) => d
+            .iter()
+            .map(|&v| JsValue::from_f64(v as f64))
+            .collect::<Array>()
+            .into(),
+        None => JsValue::NULL,
+    };
+    let o = js_sys::Object::new();
+    for (k, v) in attrs {
+        let v: JsValue = match v {
+            A::Type(t) => t.name().into(),
+            A::Int(i) => JsValue::from_f64(*i as f64),
+            A::Float(f) => JsValue::from_f64(f64::from(*f)),
+            A::Bool(b) => JsValue::from_bool(*b),
+            A::Str(s) => text(s),
+            A::Shape(s) => shape(s),
+            A::Tensor(_) | A::Func(_) => continue,
+            A::ListType(l) => l
+                .iter()
+                .map(|t| JsValue::from(t.name()))
+                .collect::<Array>()
+                .into(),
+            A::ListInt(l) => l
+                .iter()
+                .map(|&i| JsValue::from_f64(i as f64))
+                .collect::<Array>()
+                .into(),
+            A::ListFloat(l) => l
+                .iter()
+                .map(|&f| JsValue::from_f64(f64::from(f)))
+                .collect::<Array>()
+                .into(),
+            A::ListBool(l) => l
+                .iter()
+                .map(|&b| JsValue::from_bool(b))
+                .collect::<Array>()
+                .into(),
+            A::ListStr(l) => l.iter().map(|s| text(s)).collect::<Array>().into(),
+            A::ListShape(l) => l.iter().map(shape).collect::<Array>().into(),
+        };
+        // A fresh plain object: setting a string key cannot fail.
+        let _ = js_sys::Reflect::set(&o, &JsValue::from(*k), &v);
+    }
+    o.into()
 }

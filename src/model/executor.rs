@@ -242,7 +242,7 @@ pub(crate) fn run(
         let mark = probe.as_deref().map(|pr| pr.start(ctx));
         let outs = step(ctx, g, p, feeds, &args)?;
         if let (Some(pr), Some(mark)) = (probe.as_deref_mut(), mark) {
-            pr.record(ctx, g, p, mark, &outs);
+            pr.record(ctx, g, p, mark, (&args, &outs));
         }
         if let Some(fetch) = fetch {
             for (slot, &(fp, fo)) in fetched.iter_mut().zip(fetch) {

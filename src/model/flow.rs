@@ -332,7 +332,7 @@ pub fn run(
             let tag = item.tag;
             r.fire(ctx, feeds, item, kernel_probe)?;
             if let (Some(pr), Some((mark, passed))) = (probe.as_deref_mut(), flow_mark) {
-                pr.record(ctx, g, node, mark, passed.as_slice());
+                pr.record(ctx, g, node, mark, (passed.as_slice(), passed.as_slice()));
             }
             // Only an iteration with nothing left to run can retire.
             let idle = r.state(tag).is_some_and(|st| {
@@ -402,7 +402,7 @@ impl Run<'_> {
             let mark = probe.as_deref().map(|pr| pr.start(ctx));
             let outs = step(ctx, g, p, feeds, &live)?;
             if let (Some(pr), Some(mark)) = (probe, mark) {
-                pr.record(ctx, g, p, mark, &outs);
+                pr.record(ctx, g, p, mark, (&live, &outs));
             }
             drop(live);
             let outs: Vec<Option<Tensor>> = outs.into_iter().map(Some).collect();

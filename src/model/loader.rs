@@ -5,7 +5,7 @@ use super::flow::{Flow, FlowOp};
 use super::format::{ManifestGroup, ModelJson, NodeDef, SignatureTensor};
 use super::functions::{self, Expanded};
 use super::graph::{execution_order, index_nodes, parse_input, resolve_edges, Edges};
-use super::weights::{decode_le, dequantize, read_weight, stored_size, WeightSource};
+use super::weights::{decode_weight, dequantize, read_weight, stored_size, WeightSource};
 use super::{GraphModel, KeyMemo, LoadedGraph, Node, NodeKind, TensorInfo};
 use crate::eager::cache_key::CPU_DEVICE;
 use crate::eager::{CacheKey, EagerContext};
@@ -871,7 +871,7 @@ pub(super) fn restore_variables<W: WeightSource + ?Sized>(
         let bytes = read_weight(weights, s.offset, s.len, &mut scratch)?;
         let n = s.shape.num_elements();
         let data = match s.quant {
-            None => decode_le(s.dtype, bytes, n)?,
+            None => decode_weight(s.dtype, bytes, n)?,
             Some(q) => dequantize(bytes, n, &q.dtype, q.min, q.scale, s.dtype)?,
         };
         let shape_attr: Vec<i64> = s.shape.dims().iter().map(|&d| d as i64).collect();

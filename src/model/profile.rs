@@ -6,6 +6,7 @@
 
 use super::{LoadedGraph, NodeKind};
 use crate::eager::EagerContext;
+use crate::ops::AttrValue;
 use crate::tensor::Tensor;
 
 /// One output of a profiled node.
@@ -14,6 +15,15 @@ pub struct OutputProfile {
     pub dtype: &'static str,
     pub shape: Vec<usize>,
     pub bytes: usize,
+}
+
+/// One data input of a profiled node: where it came from (`node` or `node:k`, the names
+/// `GraphModel::execute` fetches) and what it was.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct InputProfile {
+    pub from: String,
+    #[serde(flatten)]
+    pub value: OutputProfile,
 }
 
 /// One executed node, in order of its first run. A node inside a loop is one entry for all its
@@ -33,6 +43,12 @@ pub struct NodeProfile {
     /// Of its last run. A control-flow node (`Enter`, `Merge`, `Switch`...) lists the value it
     /// passed on (not a copy).
     pub outputs: Vec<OutputProfile>,
+    /// Its data inputs, of its last run (empty for feeds, constants and weights): with `attrs`,
+    /// what it takes to time the same op alone.
+    pub inputs: Vec<InputProfile>,
+    /// The attrs its kernel ran with, as the graph (after the load-time fusion) gives them; empty
+    /// for nodes that run no op.
+    pub attrs: Vec<(&'static str, AttrValue)>,
     /// `"hit"`, `"miss"` (kernel made and cached), `"bypass"` (op excluded from the cache), or
     /// `None` for nodes that run no kernel (feeds, inline constants, control flow). Over several
     /// runs, the costliest: a miss if any run missed, then bypass, then hit.
@@ -126,15 +142,15 @@ impl<'c> Profiler<'c> {
         }
     }
 
-    /// Records a run of node `p` of `g`, started at `mark`, which made `outs`; a node that ran
-    /// before (in an earlier loop iteration) adds to its entry.
+    /// Records a run of node `p` of `g` on `args`, started at `mark`, which made `outs`; a node
+    /// that ran before (in an earlier loop iteration) adds to its entry.
     pub fn record(
         &mut self,
         ctx: &EagerContext,
         g: &LoadedGraph,
         p: usize,
         mark: Mark,
-        outs: &[Tensor],
+        (args, outs): (&[Tensor], &[Tensor]),
     ) {
         if self.entry_of.len() != g.nodes.len() {
             self.entry_of = vec![0; g.nodes.len()];
@@ -146,7 +162,28 @@ impl<'c> Profiler<'c> {
             NodeKind::FeedOr { def, .. } | NodeKind::Op { def, .. } => def.name,
             NodeKind::Flow(f) => f.name(),
         };
-        let run = self.measure_step(ctx, g.name(p), op, mark, outputs(outs.iter()));
+        let mut run = self.measure_step(ctx, g.name(p), op, mark, outputs(outs.iter()));
+        let sources = &g.inputs[g.nodes[p].inputs.clone()];
+        // A control-flow node's "input" is the value it passed on, not one per graph input.
+        if sources.len() == args.len() && !matches!(g.nodes[p].kind, NodeKind::Flow(_)) {
+            run.inputs = sources
+                .iter()
+                .zip(outputs(args.iter()))
+                .map(|(&(src, k), value)| InputProfile {
+                    from: match k {
+                        0 => g.name(src).to_string(),
+                        k => format!("{}:{k}", g.name(src)),
+                    },
+                    value,
+                })
+                .collect();
+        }
+        if let NodeKind::FeedOr { attrs, .. } | NodeKind::Op { attrs, .. } = &g.nodes[p].kind {
+            run.attrs = attrs
+                .iter()
+                .map(|&(k, v)| (k, g.attr_values[v as usize].clone()))
+                .collect();
+        }
         match self.entry_of[p] {
             0 => {
                 self.nodes.push(run);
@@ -157,6 +194,7 @@ impl<'c> Profiler<'c> {
                 n.ms += run.ms;
                 n.count += 1;
                 n.outputs = run.outputs;
+                n.inputs = run.inputs;
                 // The costliest lookup of its runs: miss, then bypass, then hit.
                 let rank = |c: Option<&str>| match c {
                     Some("miss") => 3,
@@ -214,6 +252,8 @@ impl<'c> Profiler<'c> {
             ms,
             count: 1,
             outputs,
+            inputs: Vec::new(),
+            attrs: Vec::new(),
             cache,
         }
     }
