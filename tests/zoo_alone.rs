@@ -171,3 +171,38 @@ fn zoo_nodes_alone() {
         println!("  {total_in:9.3} {total_alone:9.3}  sum of timed nodes");
     }
 }
+
+/// Elementwise float32 ops on the shapes issue 33 names, alone (native per-element cost).
+#[test]
+#[ignore]
+fn elementwise_shapes() {
+    let mut ctx = EagerContext::default();
+    let t = |dims: &[usize]| {
+        let n: usize = dims.iter().product();
+        let v: Vec<f32> = (0..n)
+            .map(|i| ((i * 7919 % 2003) as f32 / 1001.5) + 0.01)
+            .collect();
+        Tensor::from_slice(dims, &v).unwrap()
+    };
+    let none: Vec<(&str, eager_wasm::AttrValue)> = Vec::new();
+    let cases: Vec<(&str, Vec<Tensor>)> = vec![
+        ("Sub", vec![t(&[1, 192, 192, 3]), t(&[3])]),
+        ("Mul", vec![t(&[1, 192, 192, 3]), t(&[3])]),
+        ("Mul", vec![t(&[1, 192, 192, 3]), t(&[1, 192, 192, 3])]),
+        ("Sub", vec![t(&[48, 1, 1]), t(&[17])]),
+        ("AddV2", vec![t(&[48, 48, 1]), t(&[48, 48, 17])]),
+        ("Sqrt", vec![t(&[48, 48, 17])]),
+        ("Rsqrt", vec![t(&[48, 48, 17])]),
+        ("Exp", vec![t(&[48, 48, 17])]),
+        ("Equal", vec![t(&[1, 128, 128, 80]), t(&[1, 128, 128, 80])]),
+    ];
+    for (op, args) in cases {
+        let ms = time(|| drop(ctx.execute(op, &args, none.clone()).unwrap()));
+        let n = ctx.execute(op, &args, none.clone()).unwrap()[0].num_elements();
+        let shapes: Vec<_> = args.iter().map(|a| a.dims().to_vec()).collect();
+        println!(
+            "{op:6} {shapes:?}: {ms:.4} ms, {:.2} ns/element",
+            ms * 1e6 / n as f64
+        );
+    }
+}

@@ -129,6 +129,26 @@ impl Plan {
         }
     }
 
+    /// Folds the innermost outer dim into the rows when along it one operand runs on contiguously
+    /// and the other repeats its row (`[1, 192, 192, 3] - [3]`: 36,864 rows of 3 become one of
+    /// 110,592 against a row of 3 repeated), for rows shorter than `max_inner`: per-row overhead
+    /// (the walk, a call) then dominates the row's work. Returns which side repeats (true: b) and
+    /// the lengths a folded row reads from a and b.
+    fn fold_repeated(&mut self, max_inner: usize) -> Option<(bool, usize, usize)> {
+        let &(n, ta, tb) = self.outer.last()?;
+        if self.inner >= max_inner || self.step_a != 1 || self.step_b != 1 {
+            return None;
+        }
+        let long = n.checked_mul(self.inner)?;
+        let folded = match (ta, tb) {
+            (t, 0) if t == self.inner => (true, long, self.inner),
+            (0, t) if t == self.inner => (false, self.inner, long),
+            _ => return None,
+        };
+        self.outer.pop();
+        Some(folded)
+    }
+
     /// Elements of `a` (`is_b` false) or `b` one row reads from its offset.
     fn span(&self, is_b: bool) -> usize {
         let step = if is_b { self.step_b } else { self.step_a };
@@ -152,7 +172,14 @@ fn row<A: Copy, B: Copy, O>(out: &mut Vec<O>, x: &[A], y: &[B], f: &impl Fn(A, B
     }
 }
 
-/// Elementwise `f(a, b)` with broadcasting.
+/// Rows shorter than this, repeated along a contiguous operand, are folded (`Plan::fold_repeated`).
+const FOLD_INNER: usize = 64;
+/// Elements of the tiled copy of a folded row (a multiple of the row; a few vectors' worth).
+const TILE: usize = 256;
+
+/// Elementwise `f(a, b)` with broadcasting (the inlined, vectorized path of the hot float32 ops;
+/// short rows repeated against a contiguous operand, as a per-channel `[..., 3]` operand, walked
+/// as long rows against a tiled copy).
 pub fn binary_map<A: Element, B: Element, O: Element>(
     a: &Tensor,
     b: &Tensor,
@@ -164,7 +191,36 @@ pub fn binary_map<A: Element, B: Element, O: Element>(
         row(&mut out, x, y, &f);
         return Tensor::from_vec(a.shape().clone(), out);
     }
-    planned(Plan::new(a.dims(), b.dims())?, x, y, &f)
+    let mut plan = Plan::new(a.dims(), b.dims())?;
+    let Some((b_repeats, la, lb)) = plan.fold_repeated(FOLD_INNER) else {
+        return planned(plan, x, y, &f);
+    };
+    let mut out = try_with_capacity::<O>(plan.shape.num_elements())?;
+    let period = plan.inner;
+    let reps = (TILE / period.max(1)).max(1);
+    let mut tile_a = try_with_capacity::<A>(if b_repeats { 0 } else { period * reps })?;
+    let mut tile_b = try_with_capacity::<B>(if b_repeats { period * reps } else { 0 })?;
+    plan.for_each_row(&mut |i, j| {
+        // In range by construction; `get` keeps a planning bug from becoming a panic.
+        let (Some(p), Some(q)) = (x.get(i..i + la), y.get(j..j + lb)) else {
+            return;
+        };
+        // The long side in chunks of whole periods, each against the tiled short row.
+        if b_repeats {
+            tile_b.clear();
+            (0..reps).for_each(|_| tile_b.extend_from_slice(q));
+            for c in p.chunks(tile_b.len().max(1)) {
+                row(&mut out, c, &tile_b[..c.len()], &f);
+            }
+        } else {
+            tile_a.clear();
+            (0..reps).for_each(|_| tile_a.extend_from_slice(p));
+            for c in q.chunks(tile_a.len().max(1)) {
+                row(&mut out, &tile_a[..c.len()], c, &f);
+            }
+        }
+    });
+    Tensor::from_vec(plan.shape, out)
 }
 
 /// The broadcast walk of `plan` over `x` and `y`, applying `f`.
@@ -253,6 +309,13 @@ mod tests {
             (&[2, 0, 3], &[1, 3]),
             (&[5, 1, 1, 3], &[5, 2, 2, 3]),
             (&[1, 2, 1, 2], &[2, 1, 2, 1]),
+            // Folded rows: a short row repeated along a contiguous operand, over one or more
+            // outer dims, longer and shorter than the tile.
+            (&[1, 19, 23, 3], &[3]),
+            (&[2, 1, 1, 5], &[2, 7, 11, 5]),
+            (&[4, 100, 1], &[1]),
+            (&[3, 200, 2], &[3, 1, 2]),
+            (&[2, 90, 63], &[63]),
         ];
         for &(da, db) in shapes {
             let na: usize = crate::kernels::num::prod(da);
