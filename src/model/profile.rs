@@ -178,7 +178,11 @@ impl<'c> Profiler<'c> {
                 })
                 .collect();
         }
-        if let NodeKind::FeedOr { attrs, .. } | NodeKind::Op { attrs, .. } = &g.nodes[p].kind {
+        // Attrs do not change between a loop's iterations: read on the first run only.
+        let kind = &g.nodes[p].kind;
+        if let (0, NodeKind::FeedOr { attrs, .. } | NodeKind::Op { attrs, .. }) =
+            (self.entry_of[p], kind)
+        {
             run.attrs = attrs
                 .iter()
                 .map(|&(k, v)| (k, g.attr_values[v as usize].clone()))
