@@ -64,6 +64,29 @@ for (const name of ['zoo_blazeface', 'mobilenet']) {
     });
     for (const t of outs) t.dispose();
 
+    // Each op node's inputs (fetched by the names it reports, of the shapes it reports) and attrs
+    // run the same op alone through ctx.execute, into outputs of the shapes it made (what
+    // bench/profile.mjs's model-vs-alone check does).
+    let alone = 0;
+    for (const n of first.nodes) {
+      if (['Placeholder', 'Const', 'ReadVariableOp'].includes(n.op)) {
+        assert.deepEqual(n.inputs, [], n.name);
+        continue;
+      }
+      assert.ok(n.inputs.length > 0 && n.attrs && typeof n.attrs === 'object', n.name);
+      const args = [].concat(model.execute(feeds, n.inputs.map((i) => i.from)));
+      n.inputs.forEach((inp, k) => {
+        assert.deepEqual(args[k].shape, inp.shape, n.name);
+        assert.equal(args[k].dtype, inp.dtype, n.name);
+      });
+      const made = ctx.execute(n.op, args, n.attrs);
+      assert.deepEqual(made.map((t) => t.shape), n.outputs.map((o) => o.shape), n.name);
+      const fed = new Set(Object.values(feeds));
+      for (const t of [...made, ...args]) if (!fed.has(t)) t.dispose();
+      alone++;
+    }
+    assert.ok(alone > 0);
+
     // Kernels cached and keys kept by now: a profile leaves the heap and tensors as they were.
     const before = ctx.memory();
     model.profile(feeds);
