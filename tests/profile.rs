@@ -145,10 +145,7 @@ fn profile_times_every_node_and_matches_predict() {
             let from: Vec<String> = n.inputs.iter().map(|i| i.from.clone()).collect();
             let args = model.execute(&mut ctx, inputs.clone(), &from).unwrap();
             for (i, t) in n.inputs.iter().zip(&args) {
-                assert_eq!(
-                    (i.value.shape.as_slice(), i.value.dtype),
-                    (t.dims(), t.dtype().name())
-                );
+                assert_eq!((i.shape.as_slice(), i.dtype), (t.dims(), t.dtype().name()));
             }
             let outs = ctx.execute(n.op, &args, n.attrs.clone()).unwrap();
             let shapes: Vec<&[usize]> = outs.iter().map(|t| t.dims()).collect();

@@ -156,11 +156,8 @@ fn zoo_nodes_alone() {
                 ""
             };
             if in_model > 0.02 || ratio > 2.0 {
-                let shapes: Vec<String> = n
-                    .inputs
-                    .iter()
-                    .map(|i| format!("{:?}", i.value.shape))
-                    .collect();
+                let shapes: Vec<String> =
+                    n.inputs.iter().map(|i| format!("{:?}", i.shape)).collect();
                 println!(
                     "  {in_model:9.3} {alone:9.3} {ratio:6.2}  {} {}{flag}",
                     n.op,

@@ -177,9 +177,7 @@ const FOLD_INNER: usize = 64;
 /// Elements of the tiled copy of a folded row (a multiple of the row; a few vectors' worth).
 const TILE: usize = 256;
 
-/// Elementwise `f(a, b)` with broadcasting (the inlined, vectorized path of the hot float32 ops;
-/// short rows repeated against a contiguous operand, as a per-channel `[..., 3]` operand, walked
-/// as long rows against a tiled copy).
+/// Elementwise `f(a, b)` with broadcasting.
 pub fn binary_map<A: Element, B: Element, O: Element>(
     a: &Tensor,
     b: &Tensor,
@@ -191,10 +189,27 @@ pub fn binary_map<A: Element, B: Element, O: Element>(
         row(&mut out, x, y, &f);
         return Tensor::from_vec(a.shape().clone(), out);
     }
-    let mut plan = Plan::new(a.dims(), b.dims())?;
-    let Some((b_repeats, la, lb)) = plan.fold_repeated(FOLD_INNER) else {
-        return planned(plan, x, y, &f);
+    planned(Plan::new(a.dims(), b.dims())?, x, y, &f)
+}
+
+/// [`binary_map`] that also walks short rows repeated against a contiguous operand (a
+/// per-channel `[..., 3]` operand: an image normalised per channel) as long rows against a tiled
+/// copy. For the float32 arithmetic that models run on whole images (Add, Sub, Mul, Div, ...);
+/// each use instantiates one more loop, so comparisons and the rest keep `binary_map`.
+pub fn binary_map_tiled<A: Element, B: Element, O: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(A, B) -> O,
+) -> Result<Tensor> {
+    let mut plan = match a.dims() == b.dims() {
+        true => None,
+        false => Some(Plan::new(a.dims(), b.dims())?),
     };
+    let Some((b_repeats, la, lb)) = plan.as_mut().and_then(|p| p.fold_repeated(FOLD_INNER)) else {
+        return binary_map(a, b, f);
+    };
+    let plan = plan.ok_or_else(|| crate::status::internal("broadcast plan missing"))?;
+    let (x, y) = (a.as_slice::<A>()?, b.as_slice::<B>()?);
     let mut out = try_with_capacity::<O>(plan.shape.num_elements())?;
     let period = plan.inner;
     let reps = (TILE / period.max(1)).max(1);
@@ -326,6 +341,8 @@ mod tests {
             let b = Tensor::from_slice(db, &vb).unwrap();
             for (x, y) in [(&a, &b), (&b, &a)] {
                 let got = binary_map(x, y, |p: f32, q: f32| p + 2.0 * q).unwrap();
+                let tiled = binary_map_tiled(x, y, |p: f32, q: f32| p + 2.0 * q).unwrap();
+                assert_eq!(tiled.f32s().unwrap(), got.f32s().unwrap());
                 let out = broadcast_shapes(x.dims(), y.dims()).unwrap();
                 assert_eq!(got.dims(), &out[..]);
                 let (sx, sy) = (

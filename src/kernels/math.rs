@@ -3,7 +3,7 @@
 //! by zero is an error, Maximum/Minimum propagate NaN, Round is half-to-even).
 
 use super::array::assemble::assemble;
-use super::broadcast::{binary_map, binary_map_fn, broadcast_shapes};
+use super::broadcast::{binary_map, binary_map_fn, binary_map_tiled, broadcast_shapes};
 use super::complex_elem as complex;
 use super::{input, two, unsupported};
 use crate::ops::def::{FLOAT, NUMERIC};
@@ -190,7 +190,7 @@ macro_rules! arith {
         ) -> Outputs {
             let (x, y) = two(inputs, ["x", "y"])?;
             Ok(crate::ops::one_output(match x.dtype() {
-                DType::Float32 => binary_map(x, y, |$a: f32, $b: f32| $ef)?,
+                DType::Float32 => binary_map_tiled(x, y, |$a: f32, $b: f32| $ef)?,
                 DType::Int32 => binary_map_fn(x, y, |$a: i32, $b: i32| $ei)?,
                 DType::Int64 => binary_map_fn(x, y, |$a: i64, $b: i64| $ei)?,
                 $(DType::Complex64 => binary_map_fn(x, y, $ec)?,)?
@@ -242,7 +242,7 @@ fn div_f32(x: &Tensor, y: &Tensor) -> Result<Tensor> {
     if x.dtype() == DType::Complex64 {
         return binary_map_fn(x, y, complex::div);
     }
-    binary_map(x, y, |a: f32, b: f32| a / b)
+    binary_map_tiled(x, y, |a: f32, b: f32| a / b)
 }
 
 /// TF's safe integer kernels fail on a zero divisor. When `x` has elements, every element of `y`

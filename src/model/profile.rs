@@ -18,12 +18,14 @@ pub struct OutputProfile {
 }
 
 /// One data input of a profiled node: where it came from (`node` or `node:k`, the names
-/// `GraphModel::execute` fetches) and what it was.
+/// `GraphModel::execute` fetches) and what it was. (Its fields written out, not a flattened
+/// `OutputProfile`: serde's flatten serializes through a map, more code in the .wasm.)
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct InputProfile {
     pub from: String,
-    #[serde(flatten)]
-    pub value: OutputProfile,
+    pub dtype: &'static str,
+    pub shape: Vec<usize>,
+    pub bytes: usize,
 }
 
 /// One executed node, in order of its first run. A node inside a loop is one entry for all its
@@ -169,12 +171,14 @@ impl<'c> Profiler<'c> {
             run.inputs = sources
                 .iter()
                 .zip(outputs(args.iter()))
-                .map(|(&(src, k), value)| InputProfile {
+                .map(|(&(src, k), o)| InputProfile {
                     from: match k {
                         0 => g.name(src).to_string(),
                         k => format!("{}:{k}", g.name(src)),
                     },
-                    value,
+                    dtype: o.dtype,
+                    shape: o.shape,
+                    bytes: o.bytes,
                 })
                 .collect();
         }
