@@ -129,24 +129,23 @@ impl Plan {
         }
     }
 
-    /// Folds the innermost outer dim into the rows when along it one operand runs on contiguously
-    /// and the other repeats its row (`[1, 192, 192, 3] - [3]`: 36,864 rows of 3 become one of
-    /// 110,592 against a row of 3 repeated), for rows shorter than `max_inner`: per-row overhead
-    /// (the walk, a call) then dominates the row's work. Returns which side repeats (true: b) and
-    /// the lengths a folded row reads from a and b.
-    fn fold_repeated(&mut self, max_inner: usize) -> Option<(bool, usize, usize)> {
+    /// Folds the innermost outer dim into the rows when along it `a` runs on contiguously and `b`
+    /// repeats its row (`[1, 192, 192, 3] - [3]`: 36,864 rows of 3 become one of 110,592 against
+    /// a row of 3 repeated), for rows shorter than `max_inner`: per-row overhead (the walk, a
+    /// call) then dominates the row's work. Returns the lengths a folded row reads from a and b.
+    /// (Only `b` repeating: the form of a per-channel normalisation, `x - mean`, `x * scale`; the
+    /// mirror case would be one more loop per op in the .wasm.)
+    fn fold_repeated(&mut self, max_inner: usize) -> Option<(usize, usize)> {
         let &(n, ta, tb) = self.outer.last()?;
         if self.inner >= max_inner || self.step_a != 1 || self.step_b != 1 {
             return None;
         }
+        if tb != 0 || ta != self.inner {
+            return None;
+        }
         let long = n.checked_mul(self.inner)?;
-        let folded = match (ta, tb) {
-            (t, 0) if t == self.inner => (true, long, self.inner),
-            (0, t) if t == self.inner => (false, self.inner, long),
-            _ => return None,
-        };
         self.outer.pop();
-        Some(folded)
+        Some((long, self.inner))
     }
 
     /// Elements of `a` (`is_b` false) or `b` one row reads from its offset.
@@ -205,34 +204,24 @@ pub fn binary_map_tiled<A: Element, B: Element, O: Element>(
         true => None,
         false => Some(Plan::new(a.dims(), b.dims())?),
     };
-    let Some((b_repeats, la, lb)) = plan.as_mut().and_then(|p| p.fold_repeated(FOLD_INNER)) else {
+    let Some((la, lb)) = plan.as_mut().and_then(|p| p.fold_repeated(FOLD_INNER)) else {
         return binary_map(a, b, f);
     };
     let plan = plan.ok_or_else(|| crate::status::internal("broadcast plan missing"))?;
     let (x, y) = (a.as_slice::<A>()?, b.as_slice::<B>()?);
     let mut out = try_with_capacity::<O>(plan.shape.num_elements())?;
-    let period = plan.inner;
-    let reps = (TILE / period.max(1)).max(1);
-    let mut tile_a = try_with_capacity::<A>(if b_repeats { 0 } else { period * reps })?;
-    let mut tile_b = try_with_capacity::<B>(if b_repeats { period * reps } else { 0 })?;
+    let reps = (TILE / lb.max(1)).max(1);
+    let mut tile = try_with_capacity::<B>(lb * reps)?;
     plan.for_each_row(&mut |i, j| {
         // In range by construction; `get` keeps a planning bug from becoming a panic.
         let (Some(p), Some(q)) = (x.get(i..i + la), y.get(j..j + lb)) else {
             return;
         };
-        // The long side in chunks of whole periods, each against the tiled short row.
-        if b_repeats {
-            tile_b.clear();
-            (0..reps).for_each(|_| tile_b.extend_from_slice(q));
-            for c in p.chunks(tile_b.len().max(1)) {
-                row(&mut out, c, &tile_b[..c.len()], &f);
-            }
-        } else {
-            tile_a.clear();
-            (0..reps).for_each(|_| tile_a.extend_from_slice(p));
-            for c in q.chunks(tile_a.len().max(1)) {
-                row(&mut out, &tile_a[..c.len()], c, &f);
-            }
+        // `a` in chunks of whole periods, each against as much of the tiled row of `b`.
+        tile.clear();
+        (0..reps).for_each(|_| tile.extend_from_slice(q));
+        for c in p.chunks(tile.len().max(1)) {
+            out.extend(c.iter().zip(&tile).map(|(&u, &v)| f(u, v)));
         }
     });
     Tensor::from_vec(plan.shape, out)
