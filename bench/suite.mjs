@@ -146,7 +146,7 @@ async function calibrate(step, isAsync, cfg, minBatch = 1) {
 
 // ------------------------------------------------------------------------------------ runtimes
 
-async function setupEager(lib, plainSimd, threads) {
+async function setupEager(lib, plainSimd, threads = 1) {
   if (lib instanceof Error) throw lib;
   // 'on-demand': no idle prefetch, so the download figure counts what the cases needed.
   // As many threads as the peers are given (1 unless the run asks for more).
@@ -590,11 +590,11 @@ function caseData(io, log) {
  * to decide which code the primary module of the split build holds. Returns the ids of the cases
  * that ran, those skipped (with the reason: a zoo model not made yet) and the ops they ran.
  */
-export async function exerciseEager({ lib, io, log = console.log }) {
+export async function exerciseEager({ lib, io, log = console.log, only = () => true }) {
   const R = { eager: await setupEager(lib, false) };
   const ran = [];
   const skipped = [];
-  for (const c of makeCases(R, caseData(io, log))) {
+  for (const c of makeCases(R, caseData(io, log)).filter((c) => only(c.id))) {
     let impl;
     try {
       impl = await c.eager(R.eager);

@@ -22,6 +22,8 @@ import { COLD_SPLIT, coldSplitBinary, HOT_LIST, HOT_LIST_LAYERS, SPLIT_VARIANTS 
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+// `--no-zoo`: the zoo's models left out of the workload (what only they run stays on demand).
+const SKIP_ZOO = process.argv.includes('--no-zoo');
 if (process.argv[2] === '--workload') {
   await workload(process.argv[3], process.argv[4]);
   process.exit(0);
@@ -40,7 +42,7 @@ try {
     console.log(`profiling the ${v.name} build`);
     execFileSync(
       process.execPath,
-      ['--experimental-wasm-relaxed-simd', fileURLToPath(import.meta.url), '--workload', instrumented, hits],
+      ['--experimental-wasm-relaxed-simd', fileURLToPath(import.meta.url), '--workload', instrumented, hits, ...(SKIP_ZOO ? ['--no-zoo'] : [])],
       { stdio: 'inherit' },
     );
     const { functions, ops } = JSON.parse(readFileSync(hits, 'utf8'));
@@ -111,7 +113,7 @@ async function workload(wasmPath, outPath) {
       return bytes;
     },
   };
-  const bench = await exerciseEager({ lib: api, io, log: console.log });
+  const bench = await exerciseEager({ lib: api, io, log: console.log, only: (id) => !SKIP_ZOO || !id.startsWith('zoo_') });
   console.log(`  ran ${bench.ran.length} benchmark cases`);
   for (const s of bench.skipped) console.warn(`  WARNING: skipped ${s}`);
   for (const op of bench.ops) ops.add(op);

@@ -43,8 +43,16 @@ static PANICKED: AtomicBool = AtomicBool::new(false);
 const CLOSED: usize = usize::MAX / 2;
 
 /// Threads a job may use (the caller included).
+#[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 pub fn threads() -> usize {
     THREADS.load(SeqCst)
+}
+
+/// A single-threaded wasm build has no workers: a constant, so that the parallel paths compile
+/// away there (they are about 8 KB of the .wasm).
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+pub fn threads() -> usize {
+    1
 }
 
 /// Tasks a job is cut into per thread, at most: a few, so that when a worker is late (woken late,
