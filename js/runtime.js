@@ -11,7 +11,6 @@ import wbgInit, {
   threadsBuild,
   useGlue,
 } from './eager_wasm.js';
-import { defaultThreadCount, startWorkers, threadsAvailable } from './threads.js';
 import { bindBorrowEpoch, bindColdCode, coldCodeLoaded, isSplit, loadColdCodeAsync } from './cold-code.js';
 import { EagerError, callWasm } from './errors.js';
 
@@ -146,7 +145,7 @@ async function threadsWanted(input, threads) {
     ? 'a module given to init() is loaded as it is (pass options instead to let init() pick the build)'
     : input?.layers === true
       ? 'the layers format has no threaded build (init({ layers: true, threads: 1 }))'
-      : !threadsAvailable()
+      : !threadsPossible()
         ? 'threads need SharedArrayBuffer: a cross-origin-isolated page (serve it with the headers ' +
           '`Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`) or Node'
         : null;
@@ -154,7 +153,13 @@ async function threadsWanted(input, threads) {
     if (threads === undefined) return 1;
     throw new EagerError('FailedPrecondition', `init({ threads: ${threads} }): ${why}`);
   }
-  return threads ?? (await defaultThreadCount());
+  return threads ?? (await import('./threads.js')).defaultThreadCount();
+}
+
+/** Node, or a cross-origin-isolated page (js/threads.js, which starts the workers, loads only then). */
+function threadsPossible() {
+  if (typeof SharedArrayBuffer !== 'function') return false;
+  return isNode || globalThis.crossOriginIsolated === true;
 }
 
 /**
@@ -180,6 +185,7 @@ async function initThreaded(relaxed, threads) {
   useGlue(glue);
   bindColdCode(exportsRef, coldCodeUrl, null);
   bindBorrowEpoch(initRuntime());
+  const { startWorkers } = await import('./threads.js');
   const started = await startWorkers(module, exportsRef.memory, threads - 1);
   setThreadWorkers(started);
 }

@@ -39,12 +39,6 @@ function workerExecArgv() {
   return out;
 }
 
-/** Whether this environment can run the threaded build: Node, or a cross-origin-isolated page. */
-export function threadsAvailable() {
-  if (typeof SharedArrayBuffer !== 'function') return false;
-  return isNode || globalThis.crossOriginIsolated === true;
-}
-
 /**
  * Starts `count` workers on `module` + `memory` and resolves to those that came up (each is then
  * inside the runtime's worker loop). Workers never hold the process open in Node.
