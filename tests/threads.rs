@@ -1,5 +1,5 @@
 //! Parallel kernels give the single-threaded results bit for bit: every op below and every model
-//! fixture, run with the pool at 1 thread and at 3 (std threads natively; the threaded wasm build
+//! fixture, run with the pool at 1 thread and at 3; and every TF op case matches TF on 3 threads (std threads natively; the threaded wasm build
 //! runs the same kernels on Web Workers), with the work cut fine enough that small inputs take the
 //! parallel paths and their ragged last blocks.
 
@@ -150,7 +150,17 @@ fn parallel_kernels_match_one_thread_bit_for_bit() {
     let (ops1, models1) = (run_cases(&mut ctx), run_models(&mut ctx));
     parallel::set_threads(3);
     let (ops3, models3) = (run_cases(&mut ctx), run_models(&mut ctx));
+    // Every TF op case (values and error classes) with the work cut into tasks on 3 threads.
+    let (mut passed, mut failures) = (0, Vec::new());
+    for (stem, json) in common::OP_FIXTURES {
+        let (p, f) = common::run_op_file(&mut ctx, stem, json);
+        passed += p;
+        failures.extend(f);
+    }
     parallel::set_threads(1);
+    assert!(failures.is_empty(), "on 3 threads: {failures:#?}");
+    assert!(passed > 1000, "only {passed} op cases ran");
+    println!("{passed} op cases match TF on 3 threads");
     same_bits(&ops1, &ops3, "op case");
     let names: Vec<_> = MODEL_FIXTURES.iter().map(|m| m.name).collect();
     same_bits(&models1, &models3, &format!("model (of {names:?})"));
