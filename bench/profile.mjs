@@ -57,6 +57,22 @@ const median = (v) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/**
+ * The inputs a node runs on alone: the model's own values for what is not float32 (shapes, axes,
+ * indices), fresh values of the same shapes for float32 ones unless --real-values; `made` are the
+ * tensors made here (the caller disposes them).
+ */
+function aloneArgs(n, fetched) {
+  const made = [];
+  const args = fetched.map((t, k) => {
+    if (realValues || n.inputs[k].dtype !== 'float32') return t;
+    const s = ctx.tensor(synthetic(t.size), t.shape, 'float32');
+    made.push(s);
+    return s;
+  });
+  return { args, made };
+}
+
 const report = {};
 for (const name of names) {
   const fx = await readZooModel(bytes, name);
@@ -184,13 +200,7 @@ function checkAlone(model, x, profiles) {
       rows.push({ node: n.name, op: n.op, modelMs: inModel, note: `inputs not fetchable: ${e.message}` });
       return;
     }
-    const made = [];
-    const args = fetched.map((t, k) => {
-      if (realValues || n.inputs[k].dtype !== 'float32') return t;
-      const s = ctx.tensor(synthetic(t.size), t.shape, 'float32');
-      made.push(s);
-      return s;
-    });
+    const { args, made } = aloneArgs(n, fetched);
     try {
       const run = () => {
         for (const o of ctx.execute(n.op, args, n.attrs)) o.dispose();
@@ -213,13 +223,7 @@ function checkAlone(model, x, profiles) {
   for (const r of flagged) {
     const n = first.find((m) => m.name === r.node);
     const fetched = [].concat(model.execute(x, n.inputs.map((inp) => inp.from)));
-    const made = [];
-    const args = fetched.map((t, k) => {
-      if (realValues || n.inputs[k].dtype !== 'float32') return t;
-      const s = ctx.tensor(synthetic(t.size), t.shape, 'float32');
-      made.push(s);
-      return s;
-    });
+    const { args, made } = aloneArgs(n, fetched);
     const samples = [];
     for (let i = 0; i < 7; i++) {
       evictCaches();

@@ -70,6 +70,12 @@ pub fn tasks_for(work: usize, min_per_task: usize) -> usize {
     (work / min).clamp(1, t * TASKS_PER_THREAD)
 }
 
+/// How many of `items` (rows, products) each task takes when `work` units are spread over them:
+/// all of them on one task for small work (see `tasks_for`).
+pub fn items_per_task(items: usize, work: usize, min_per_task: usize) -> usize {
+    items.div_ceil(tasks_for(work, min_per_task).min(items).max(1))
+}
+
 /// Makes `tasks_for` cut work `divisor` times finer than the kernels ask (tests only: tiny
 /// inputs then take the parallel paths).
 pub fn set_grain_divisor(divisor: usize) {

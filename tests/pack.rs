@@ -7,26 +7,12 @@
 
 mod common;
 
+use common::random_tensor as tensor;
+
 use eager_wasm::kernels::nn::gemm::{pack_weight, panel_layout, NR};
 use eager_wasm::model::GraphModel;
 use eager_wasm::tensor::Packed;
 use eager_wasm::{AttrValue, ContextOptions, EagerContext, Tensor};
-
-fn values(n: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(2654435761).wrapping_add(7);
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s % 2001) as f32 / 1000.0 - 1.0
-        })
-        .collect()
-}
-
-fn tensor(dims: &[usize], seed: u32) -> Tensor {
-    Tensor::from_slice(dims, &values(dims.iter().product(), seed)).unwrap()
-}
 
 /// A copy in a buffer of its own (so with no packed panels).
 fn copy(t: &Tensor) -> Tensor {

@@ -9,28 +9,10 @@
 
 mod common;
 
-use common::{reference, MODEL_FIXTURES};
+use common::{random_tensor as tensor, reference, MODEL_FIXTURES};
 use eager_wasm::model::GraphModel;
 use eager_wasm::parallel;
-use eager_wasm::{AttrValue, EagerContext, Shape, Tensor};
-
-/// Deterministic values in [-1, 1).
-fn values(n: usize, seed: u32) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(2654435761).wrapping_add(12345);
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            (s >> 8) as f32 / (1u32 << 23) as f32 - 1.0
-        })
-        .collect()
-}
-
-fn tensor(dims: &[usize], seed: u32) -> Tensor {
-    let n = dims.iter().product();
-    Tensor::from_vec(Shape::new(dims.to_vec()).unwrap(), values(n, seed)).unwrap()
-}
+use eager_wasm::{AttrValue, EagerContext, Tensor};
 
 type Case = (&'static str, Vec<Tensor>, Vec<(&'static str, AttrValue)>);
 

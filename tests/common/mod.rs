@@ -554,3 +554,21 @@ pub fn check_all_layers_models(ctx: &mut EagerContext) -> Vec<String> {
         })
         .collect()
 }
+
+/// Deterministic values in [-1, 1] (xorshift), for inputs whose exact values do not matter.
+pub fn random_values(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(2654435761).wrapping_add(7);
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            (s % 2001) as f32 / 1000.0 - 1.0
+        })
+        .collect()
+}
+
+/// A float32 tensor of `dims` filled by `random_values`.
+pub fn random_tensor(dims: &[usize], seed: u32) -> Tensor {
+    Tensor::from_slice(dims, &random_values(dims.iter().product(), seed)).unwrap()
+}

@@ -66,7 +66,7 @@ pub fn conv_thin(
     // column buffer.
     let rows_total = n * oh;
     let work = (m * co).saturating_mul(k);
-    let per_task = rows_total.div_ceil(parallel::tasks_for(work, PAR_MIN_WORK).min(rows_total));
+    let per_task = parallel::items_per_task(rows_total, work, PAR_MIN_WORK);
     let spare = out.spare_capacity_mut().get_mut(..m * co).ok_or_else(bad)?;
     parallel::for_each_chunk_mut(spare, per_task * row_len, |t, part| {
         let mut cols = try_alloc::<f32>(wp * col + 4)?;

@@ -264,7 +264,7 @@ fn channels_simd(
     // one thread).
     let rows = g.n * oh;
     let work = out.len().saturating_mul(g.kh * g.kw);
-    let per_task = rows.div_ceil(parallel::tasks_for(work, PAR_MIN_WORK).min(rows).max(1));
+    let per_task = parallel::items_per_task(rows, work, PAR_MIN_WORK);
     parallel::for_each_chunk_mut(out, per_task * row_len.max(1), |t, part| {
         let mut taps: Vec<(usize, usize)> = Vec::with_capacity(g.kh * g.kw);
         for (i, orow) in part.chunks_exact_mut(row_len.max(1)).enumerate() {

@@ -356,10 +356,9 @@ pub fn gemm_slice(
 ) -> Result<()> {
     let direct = direct_path(&a, &b, epi);
     if !direct && a.rows < MR {
-        zero_fill(c);
-        // SAFETY: every element was just written; `MaybeUninit<f32>` has f32's layout.
-        let c = unsafe { &mut *(c as *mut [MaybeUninit<f32>] as *mut [f32]) };
-        return sgemm(a, b, c, &mut |r, col, seg| epi.row(row0 + r, col, seg));
+        return sgemm(a, b, zero_filled(c), &mut |r, col, seg| {
+            epi.row(row0 + r, col, seg)
+        });
     }
     gemm_rows(a, b, c, epi, direct, row0)
 }
@@ -373,10 +372,13 @@ fn direct_path(a: &MatRef<'_>, b: &MatRef<'_>, epi: &RowEpilogue<'_>) -> bool {
     a.cs == 1 && m >= MR && (1..=KD).contains(&k) && b.rows == k && fast_ok
 }
 
-fn zero_fill(c: &mut [MaybeUninit<f32>]) {
+/// `c` with every element set to 0, as initialized floats.
+fn zero_filled(c: &mut [MaybeUninit<f32>]) -> &mut [f32] {
     for x in c.iter_mut() {
         x.write(0.0);
     }
+    // SAFETY: every element was just written; `MaybeUninit<f32>` has f32's layout.
+    unsafe { &mut *(c as *mut [MaybeUninit<f32>] as *mut [f32]) }
 }
 
 /// C = A * B with `epi`, written into every element of `c` (`a.rows() x b.cols()`): by the direct
@@ -392,10 +394,9 @@ fn gemm_rows(
 ) -> Result<()> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     if !direct {
-        zero_fill(c);
-        // SAFETY: every element was just written; `MaybeUninit<f32>` has f32's layout.
-        let c = unsafe { &mut *(c as *mut [MaybeUninit<f32>] as *mut [f32]) };
-        return sgemm_at_least_mr(a, b, c, &mut |r, col, seg| epi.row(row0 + r, col, seg));
+        return sgemm_at_least_mr(a, b, zero_filled(c), &mut |r, col, seg| {
+            epi.row(row0 + r, col, seg)
+        });
     }
     // A row-wise rest of the epilogue runs on blocks of REST_ROWS rows while they are in cache,
     // against B packed once; without one, one block.

@@ -245,8 +245,7 @@ fn batched(
                 // With threads, blocks of whole products are tasks (each computed as on one).
                 let batches = xi.len();
                 let work = (batches * os).saturating_mul(p.k);
-                let tasks = parallel::tasks_for(work, PAR_MIN_WORK).min(batches).max(1);
-                let per_task = batches.div_ceil(tasks);
+                let per_task = parallel::items_per_task(batches, work, PAR_MIN_WORK);
                 parallel::for_each_chunk_mut(&mut out, per_task * os, |t, block| {
                     for (q, o) in block.chunks_exact_mut(os).enumerate() {
                         let at = t * per_task + q;

@@ -112,7 +112,7 @@ fn pool(
     let work = out
         .len()
         .saturating_mul(dy.window.min(h) * dx.window.min(w));
-    let per_task = rows.div_ceil(parallel::tasks_for(work, PAR_MIN_WORK).min(rows).max(1));
+    let per_task = parallel::items_per_task(rows, work, PAR_MIN_WORK);
     parallel::for_each_chunk_mut(&mut out, per_task * ow * c, |t, part| {
         // Input offsets of the valid cells of one window (clipped to the input, so at most h * w
         // of them, however large the window attr).
