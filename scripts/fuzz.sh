@@ -9,6 +9,12 @@ seconds="${1:-60}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 nightly="+$(cat ../scripts/nightly-toolchain)"
+# Built first, so that a build failure (no disk, a toolchain problem) is not reported as a crash.
+if ! cargo "$nightly" fuzz build >"$log" 2>&1; then
+  tail -40 "$log"
+  echo "the fuzz targets failed to build" >&2
+  exit 1
+fi
 for target in ${FUZZ_TARGETS:-$(cargo "$nightly" fuzz list)}; do
   if compgen -G "regressions/$target/*" >/dev/null; then
     echo "== $target: replaying $(ls "regressions/$target" | wc -l) regression inputs"
