@@ -2,6 +2,8 @@
 // Production build of the demo page for any static host, into site/:
 //   site/index.html, main.js, lane-worker.js, lanes.js, plots.js, style.css   (from www/)
 //   site/config.js                                    (paths rewritten for this layout)
+//   site/gen/tfjs-lane.js  the TF.js lane's module bundled with tfjs-core and the converter
+//                    (scripts/lib/tfjs-lane.mjs); only that lane downloads it
 //   site/dist/       the package (index.js and its modules, the glue, every build's .wasm parts)
 //   site/vendor/uplot/  uPlot's ESM build and CSS
 //   site/models/<name>/ the sample models (model.json + shards)
@@ -14,6 +16,7 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleTfjsLane } from './lib/tfjs-lane.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const www = join(root, 'www');
@@ -36,7 +39,8 @@ const rewrite = (text) =>
   text.replaceAll('../node_modules/uplot/dist/', './vendor/uplot/');
 for (const f of readdirSync(www)) {
   const src = join(www, f);
-  if (f === 'config.js') continue;
+  // tfjs-lane.js is bundled below; gen/ is the dev server's bundle.
+  if (f === 'config.js' || f === 'tfjs-lane.js' || f === 'gen') continue;
   if (/\.(html|js|css)$/.test(f)) writeFileSync(join(out, f), rewrite(readFileSync(src, 'utf8')));
   else cpSync(src, join(out, f), { recursive: true });
 }
@@ -45,6 +49,7 @@ writeFileSync(
   `// Paths of the production build (scripts/build-site.mjs).
 export const PKG_URL = new URL('./dist/index.js', import.meta.url).href;
 export const MODELS_URL = new URL('./models/', import.meta.url).href;
+export const TFJS_URL = new URL('./gen/tfjs-lane.js', import.meta.url).href;
 `,
 );
 for (const f of ['main.js', 'plots.js', 'index.html']) {
@@ -56,6 +61,8 @@ mkdirSync(join(out, 'dist'));
 for (const f of readdirSync(join(root, 'dist'))) {
   if (f.endsWith('.js') || f.endsWith('.wasm')) copyFileSync(join(root, 'dist', f), join(out, 'dist', f));
 }
+
+await bundleTfjsLane(join(out, 'gen/tfjs-lane.js'), join(out, 'dist'));
 
 mkdirSync(join(out, 'vendor/uplot'), { recursive: true });
 for (const f of ['uPlot.esm.js', 'uPlot.min.css']) copyFileSync(join(uplotDir, f), join(out, 'vendor/uplot', f));
@@ -99,5 +106,5 @@ const walk = (d) => {
   }
 };
 walk(out);
-console.log(`${relative(root, out) || out}/: the demo page, the package, uPlot and ${nModels} sample models (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
+console.log(`${relative(root, out) || out}/: the demo page, the package, uPlot, the TF.js lane's bundle and ${nModels} sample models (${(bytes / 2 ** 20).toFixed(1)} MiB)`);
 console.log(`preview: node scripts/serve.mjs --root ${relative(process.cwd(), out) || '.'}`);

@@ -8,11 +8,13 @@
 //
 // Every response carries Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy:
 // require-corp, so the page is cross-origin isolated and performance.measureUserAgentSpecificMemory()
-// is available. The first line printed is the page's URL.
+// is available. Serving the repository, it first bundles the TF.js lane's module into www/gen/
+// (scripts/lib/tfjs-lane.mjs). The first line printed is the page's URL.
 
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer } from './lib/server.mjs';
+import { bundleTfjsLaneForDev } from './lib/tfjs-lane.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -21,6 +23,7 @@ const root = rootArg >= 0 ? resolve(argv[rootArg + 1]) : repoRoot;
 // The page lives in www/ of the repository; a production build (site/) has it at its root.
 const landing = rootArg >= 0 ? '/' : '/www/';
 const options = { redirects: landing === '/' ? {} : { '/': landing } };
+if (rootArg < 0) await bundleTfjsLaneForDev();
 
 const wanted = process.env.PORT === undefined || process.env.PORT === '' ? 8080 : Number(process.env.PORT);
 let server;

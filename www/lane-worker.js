@@ -2,17 +2,19 @@
 // figures a lane reports are its own. The loop: loadGraphModel (loadLayersModel for a Keras model
 // in the layers format), from bytes held in memory so a load measures the runtime, not the
 // network -> predict once on a fixed random input -> dispose -> record the figures. Figures go
-// to the page in batches (at most ~20 a second).
+// to the page in batches (at most ~20 a second). The TF.js lane (start with tfjsUrl) runs the same
+// loop through TF.js's API on the 'eager-wasm' backend (tfjs-lane.js).
 //
-// Messages in:  start { pkgUrl, laneId, options, model: { modelJson, weights, layers }, rate, maxLoads, running, profile }
+// Messages in:  start { pkgUrl, tfjsUrl?, laneId, options, model: { modelJson, weights, layers }, rate, maxLoads, running, profile }
 //               run | pause | rate { rate } | maxLoads { maxLoads } | cache { options }
-// Messages out: ready { inputs, outputs, profile: { byOp, totalMs, nodes, runs } | { error } | null } | batch { samples, stats, ... } | error { message, code }
+// Messages out: ready { inputs, outputs, output, profile: { byOp, totalMs, nodes, runs } | { error } | null } | batch { samples, stats, ... } | error { message, code }
+//               (output: the first output of a predict on the fixed input, for comparing lanes)
 //               (stats.byOp: per-op figures for the card's cache inspector)
 
 // A sample is 7 numbers, in the order of SAMPLE_FIELDS in lanes.js.
 
-let api = null; // the eager-wasm module
-let ctx = null;
+let ctx = null; // the EagerContext (the TF.js lane: the same methods over tf and its backend)
+let loadModel = null; // () => a model with inputs, outputs, predict, dispose
 let model = null; // { modelJson, weights }
 let inputs = null; // fixed input tensors, by signature name
 let running = false;
@@ -23,6 +25,7 @@ let pending = []; // flat samples not yet posted
 let lastFlush = 0;
 let predictError = null;
 let loopActive = false;
+let started = false; // start is done
 let wake = null;
 const recent = []; // timestamps of recent loads, for loads/s
 let lastLoadMs = 0;
@@ -50,11 +53,6 @@ function mulberry32(seed) {
 }
 
 /** Fixed random inputs matching the model's signature (unknown dims become 1). */
-/** A graph model, or a Keras model in the TF.js layers format (the page says which). */
-function loadModel() {
-  return model.layers ? ctx.loadLayersModel(model) : ctx.loadGraphModel(model);
-}
-
 function makeInputs(m) {
   const rand = mulberry32(40171);
   const out = {};
@@ -134,13 +132,32 @@ function inspectorStats(byOp) {
   }));
 }
 
+/** The first output's values of a predict on the fixed inputs (null if predict fails). */
+async function firstOutput(m) {
+  let out;
+  try {
+    out = await m.predict(inputs);
+  } catch {
+    return null; // the loop says why on the card
+  }
+  try {
+    const t = typeof out.dataSync === 'function' ? out : Object.values(out)[0];
+    // At most 4096 values: enough to compare, small to post.
+    return { shape: t.shape, values: Float64Array.from(t.dataSync().slice(0, 4096)) };
+  } catch {
+    return null; // e.g. a string output: nothing to compare
+  } finally {
+    disposeOutputs(out);
+  }
+}
+
 async function oneLoad() {
   const t0 = performance.now();
   const m = await loadModel();
   try {
     if (predictError === null) {
       try {
-        disposeOutputs(m.predict(inputs));
+        disposeOutputs(await m.predict(inputs));
       } catch (e) {
         // e.g. a kernel this build does not have yet: keep measuring loads, say so on the card.
         predictError = `predict skipped: ${e.message}`;
@@ -158,7 +175,8 @@ async function oneLoad() {
 }
 
 async function loop() {
-  if (loopActive) return;
+  // Not before start is done ('start' says whether to run).
+  if (loopActive || !started) return;
   loopActive = true;
   let next = performance.now();
   try {
@@ -193,18 +211,27 @@ onmessage = async ({ data }) => {
   try {
     switch (data.type) {
       case 'start': {
-        api = await import(data.pkgUrl);
-        // A Keras (layers-format) model needs the layers build (single-threaded); a graph model
-        // gets init()'s default: the threaded build on this cross-origin-isolated page.
-        await api.init(data.model.layers ? { layers: true } : undefined);
-        ctx = new api.EagerContext(data.options);
         model = data.model;
+        let threads;
+        if (data.tfjsUrl) {
+          ({ ctx, load: loadModel, threads } = await (await import(data.tfjsUrl)).tfjsLane(model));
+        } else {
+          const api = await import(data.pkgUrl);
+          // A Keras (layers-format) model needs the layers build (single-threaded); a graph model
+          // gets init()'s default: the threaded build on this cross-origin-isolated page.
+          await api.init(model.layers ? { layers: true } : undefined);
+          ctx = new api.EagerContext(data.options);
+          // A graph model, or a Keras model in the TF.js layers format (the page says which).
+          loadModel = () => (model.layers ? ctx.loadLayersModel(model) : ctx.loadGraphModel(model));
+          threads = api.wasmFeatures().threads;
+        }
         rate = data.rate;
         maxLoads = data.maxLoads;
         // One load outside the loop to learn the signature (its figures are not the story).
         const probe = await loadModel();
         const info = { inputs: probe.inputs, outputs: probe.outputs };
         inputs = makeInputs(info);
+        const output = await firstOutput(probe);
         // The lane asked to: the per-node profile of a predict with the kernels already cached.
         let profile = null;
         if (data.profile) {
@@ -220,8 +247,9 @@ onmessage = async ({ data }) => {
         probe.dispose();
         ctx.resetCache();
         record(); // loads = 0
-        postMessage({ type: 'ready', ...info, profile, threads: api.wasmFeatures().threads });
+        postMessage({ type: 'ready', ...info, output, profile, threads });
         flush(true);
+        started = true;
         running = data.running;
         loop();
         break;

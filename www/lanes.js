@@ -1,6 +1,6 @@
-// The five lanes: one EagerContext each, with the settings of one moment in TensorFlow's history
-// of issue #40171 (see ../shared/DESIGN.md). Colors are from the Okabe-Ito palette (legible for
-// the common kinds of color blindness).
+// The lanes: five with one EagerContext each, with the settings of one moment in TensorFlow's
+// history of issue #40171 (see ../shared/DESIGN.md), and one running TF.js's own API on eager-wasm.
+// Colors are from the Okabe-Ito palette (legible for the common kinds of color blindness).
 
 export const DEFAULT_LRU_CAPACITY = 200;
 export const DEFAULT_BACKSTOP_BYTES = 8 * 2 ** 20;
@@ -73,6 +73,24 @@ export const LANES = [
       'Anonymous names as in lane 4, plus a byte bound as a backstop that should never be ' +
       'reached in normal use, and churn warnings that name any op whose keys never repeat, so ' +
       'a leak like lane 1\u2019s is seen at once instead of found with a profiler.',
+  },
+  {
+    id: 'tfjs',
+    n: 6,
+    name: 'TF.js API',
+    tag: "tf.loadGraphModel on 'eager-wasm'",
+    color: '#56B4E9',
+    dash: [2, 3],
+    // Runs TF.js itself (www/tfjs-lane.js): its worker, and TF.js's download, start only when the
+    // lane is on; graph models only (tf.loadGraphModel).
+    tfjs: true,
+    settings: () => undefined,
+    settingsText: () => "backend defaults: resourceNames: 'anonymous', cache unbounded",
+    explain:
+      'A TF.js app\u2019s own code: tf.setBackend(\'eager-wasm\'), tf.loadGraphModel, model.predict, ' +
+      'model.dispose. TF.js holds a model\u2019s weights as tensors, so no VarHandleOp runs and ' +
+      'resource names never reach the cache; its keys are the kernels predict runs, the same on ' +
+      'every load. Live tensors here is tf.memory().numTensors (the fixed input).',
   },
 ];
 

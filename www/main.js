@@ -1,10 +1,11 @@
-// The demo page: five lanes (one Web Worker + wasm instance + EagerContext each) load the same
-// model again and again; the page plots their figures live and shows them as text.
+// The demo page: five lanes (one Web Worker + wasm instance + EagerContext each) and a sixth
+// running TF.js's API on the 'eager-wasm' backend load the same model again and again; the page
+// plots their figures live and shows them as text.
 //
 // URL parameters (all optional): model=<sample name>, rate=max|<loads/s>, lanes=tf22,lru,...,
 // lru=<capacity>, maxLoads=<n>, autostart=0|1, scale=log.
 
-import { MODELS_URL, PKG_URL } from './config.js';
+import { MODELS_URL, PKG_URL, TFJS_URL } from './config.js';
 import { DEFAULT_LRU_CAPACITY, LANES, SAMPLE_FIELDS } from './lanes.js';
 import { createCharts, formatBytes, formatCount } from './plots.js';
 import { initInspector, inspectorHtml, renderInspector } from './inspector.js';
@@ -50,7 +51,7 @@ const state = {
 const lanes = Object.fromEntries(
   LANES.map((l) => [
     l.id,
-    { def: l, worker: null, status: 'idle', cols: null, latest: null, stats: null, loadsPerSec: 0, note: null, error: null },
+    { def: l, worker: null, status: 'idle', cols: null, latest: null, stats: null, loadsPerSec: 0, note: null, error: null, output: null },
   ]),
 );
 
@@ -182,6 +183,12 @@ function startLane(id) {
   lane.loadsPerSec = 0;
   lane.note = null;
   lane.error = null;
+  lane.output = null;
+  if (lane.def.tfjs && state.model.summary.layers) {
+    lane.status = 'na';
+    lane.note = 'tf.loadGraphModel runs graph models; this is a Keras layers model (tf.loadLayersModel is not part of this lane).';
+    return;
+  }
   lane.status = 'starting';
   const w = new Worker(new URL('./lane-worker.js', import.meta.url), { type: 'module', name: `lane ${id}` });
   lane.worker = w;
@@ -198,6 +205,7 @@ function startLane(id) {
   w.postMessage({
     type: 'start',
     pkgUrl: PKG_URL,
+    tfjsUrl: lane.def.tfjs ? TFJS_URL : undefined,
     laneId: id,
     options: lane.def.settings(laneOptions()),
     model: { modelJson: state.model.modelJson, weights: state.model.weights, layers: state.model.summary.layers },
@@ -205,7 +213,7 @@ function startLane(id) {
     maxLoads: state.maxLoads,
     running: state.running && state.enabled.has(id),
     // One lane profiles the model for the "where predict spends its time" table.
-    profile: id === LANES[LANES.length - 1].id,
+    profile: id === 'default',
   });
 }
 
@@ -213,6 +221,7 @@ function onLaneMessage(lane, data) {
   switch (data.type) {
     case 'ready':
       lane.threads = data.threads;
+      lane.output = data.output;
       lane.status = state.running && state.enabled.has(lane.def.id) ? 'running' : 'paused';
       if (data.profile) renderProfile(data.profile);
       break;
@@ -271,6 +280,7 @@ async function reset() {
     lane.status = 'idle';
     lane.note = null;
     lane.error = null;
+    lane.output = null;
   }
   charts.setData([], {});
   render();
@@ -294,7 +304,8 @@ async function reset() {
       `held in memory by each lane.`,
   );
   $('#profile').hidden = true;
-  for (const l of LANES) startLane(l.id);
+  // The TF.js lane starts (and downloads TF.js) only when it is on.
+  for (const l of LANES) if (!l.tfjs || state.enabled.has(l.id)) startLane(l.id);
   render();
 }
 
@@ -362,6 +373,7 @@ function render() {
 
 const STATUS_TEXT = {
   idle: 'idle',
+  na: 'graph models only',
   starting: 'starting…',
   running: 'running',
   paused: 'paused',
@@ -413,11 +425,38 @@ function renderCard(lane) {
     warnings.hidden = msgs.length === 0;
   }
   renderInspector(card, st?.byOp ?? null, st?.attrBytes ?? 0);
+  if (lane.def.tfjs) renderOutputCheck(card, lane, lanes.default);
   const note = card.querySelector('.lane-note');
   const noteText = lane.error ?? lane.note ?? '';
   if (note.textContent !== noteText) note.textContent = noteText;
   note.hidden = noteText === '';
   note.classList.toggle('error', lane.error !== null);
+}
+
+/** The TF.js lane's predict output beside lane 5's, for the same fixed input. */
+function renderOutputCheck(card, lane, ref) {
+  const el = card.querySelector('.output-check');
+  const a = lane.output;
+  const b = ref.output;
+  let text = '';
+  if (a && b) {
+    const shapes = `[${a.shape}]` === `[${b.shape}]`;
+    let diff = 0;
+    let scale = 1;
+    for (let i = 0; i < Math.min(a.values.length, b.values.length); i++) {
+      diff = Math.max(diff, Math.abs(a.values[i] - b.values[i]));
+      scale = Math.max(scale, Math.abs(b.values[i]));
+    }
+    const d = diff === 0 ? '0' : diff.toPrecision(2);
+    const same = shapes && a.values.length === b.values.length && diff <= 1e-4 * scale;
+    el.dataset.match = String(same);
+    el.dataset.maxDiff = String(diff);
+    text = same
+      ? `predict output [${a.shape}] = lane ${ref.def.n}'s for the same input (largest difference ${d})`
+      : `predict output differs from lane ${ref.def.n}'s: [${a.shape}] vs [${b.shape}], largest difference ${d}`;
+  }
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = text === '';
 }
 
 function figure(metric, label, { bytes = false, exact = true } = {}) {
@@ -462,6 +501,7 @@ function buildCards() {
       <p class="lookups" data-human="lookups"></p>
       <ul class="warnings" aria-label="churn warnings" hidden></ul>
       ${inspectorHtml()}
+      <p class="output-check" hidden></p>
       <p class="lane-note" hidden></p>
       <p class="explain">${l.explain}</p>`;
     // data-lane on every readout of this card.
@@ -509,7 +549,9 @@ function setLaneEnabled(id, on) {
   if (on) state.enabled.add(id);
   else state.enabled.delete(id);
   charts.setVisible(id, on);
-  send(id, { type: on && state.running ? 'run' : 'pause' });
+  // A lane not started yet (the TF.js lane) starts running or paused as the page is.
+  if (on && lanes[id].worker === null && lanes[id].status === 'idle' && state.model !== null) startLane(id);
+  else send(id, { type: on && state.running ? 'run' : 'pause' });
   render();
 }
 

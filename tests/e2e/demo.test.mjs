@@ -1,6 +1,6 @@
 // End-to-end test of the demo page (www/) in headless Chromium: serves the repository on a free
-// port (in-process, as scripts/serve.mjs does), runs the five lanes and checks the story from the
-// page's data-metric readouts. Needs dist/ (npm run build). Screenshots go to test-artifacts/.
+// port (in-process, as scripts/serve.mjs does), runs the six lanes (five EagerContexts, one TF.js
+// app on the 'eager-wasm' backend) and checks the story from the page's data-metric readouts. Needs dist/ (npm run build). Screenshots go to test-artifacts/.
 //
 //   node --test tests/e2e/demo.test.mjs      (npm run test:e2e)
 
@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launchBrowser, readMetrics, root, startServer } from './harness.mjs';
 
-const LANES = ['tf22', 'lru', 'exclude', 'anonymous', 'default'];
+const HISTORY = ['tf22', 'lru', 'exclude', 'anonymous', 'default'];
+const LANES = [...HISTORY, 'tfjs']; // the TF.js lane runs graph models only
 const LRU_CAPACITY = 200;
 const artifacts = join(root, 'test-artifacts');
 mkdirSync(artifacts, { recursive: true });
@@ -36,9 +37,10 @@ function variablesOf(model) {
   return json.weightsManifest.reduce((n, g) => n + g.weights.length, 0);
 }
 
-async function openPage(query, viewport) {
+async function openPage(query, viewport, requests = null) {
   const page = await browser.context.newPage();
   if (viewport) await page.setViewportSize(viewport);
+  page.on('request', (r) => requests?.push(r.url()));
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
@@ -66,7 +68,7 @@ function laneNotes(page) {
  * Returns every snapshot taken; a lane's readouts are all written from one sample, so its loads
  * and figures in a snapshot belong together.
  */
-async function runUntil(page, minLoads, timeoutMs, checkpoint = minLoads) {
+async function runUntil(page, minLoads, timeoutMs, checkpoint = minLoads, lanes = LANES) {
   const snapshots = [];
   const deadline = Date.now() + timeoutMs;
   const movedOn = (m, l) => {
@@ -76,12 +78,12 @@ async function runUntil(page, minLoads, timeoutMs, checkpoint = minLoads) {
   for (;;) {
     const m = await readMetrics(page);
     snapshots.push(m);
-    if (LANES.every((l) => (m[l]?.loads ?? 0) >= minLoads && movedOn(m, l))) return snapshots;
+    if (lanes.every((l) => (m[l]?.loads ?? 0) >= minLoads && movedOn(m, l))) return snapshots;
     if (Date.now() > deadline) {
       const notes = await laneNotes(page);
       assert.fail(
         `lanes did not reach ${minLoads} loads in ${timeoutMs / 1000}s: ` +
-          `${LANES.map((l) => `${l}=${m[l]?.loads}`).join(', ')}; notes: ${JSON.stringify(notes)}`,
+          `${lanes.map((l) => `${l}=${m[l]?.loads}`).join(', ')}; notes: ${JSON.stringify(notes)}`,
       );
     }
     await page.waitForTimeout(100);
@@ -93,6 +95,7 @@ function summarize(t, snapshots) {
   const last = snapshots[snapshots.length - 1];
   for (const l of LANES) {
     const m = last[l];
+    if (!m?.loads) continue;
     t.diagnostic(
       `${l}: ${m.loads} loads, ${m.cacheEntries} entries, ${m.cacheBytes} cache B, ${m.heapBytes} heap B, ` +
         `${m.wasmMemoryBytes} wasm B, ${m.numTensors} tensors, ${m.numResources} resources`,
@@ -108,7 +111,7 @@ function at(snapshots, lane, loads) {
 }
 
 /** The story, asserted from the readouts of one run. */
-function assertStory(snapshots, { variables, early, mid, late }) {
+function assertStory(snapshots, { variables, early, mid, late, lanes = LANES }) {
   const last = snapshots[snapshots.length - 1];
 
   // Lane 1 (TF 2.2): entries grow with loads, by one VarHandleOp kernel per variable per load.
@@ -132,26 +135,42 @@ function assertStory(snapshots, { variables, early, mid, late }) {
   assert.ok(last.lru.cacheEntries > LRU_CAPACITY / 2, `lru cache filled up: ${last.lru.cacheEntries}`);
   assert.ok(last.lru.evictions > 0, 'lru evicts');
 
-  // Lanes 3-5: entries flat after the first loads.
-  for (const lane of ['exclude', 'anonymous', 'default']) {
+  // Lanes 3-6: entries flat after the first loads.
+  const tfjs = lanes.includes('tfjs') ? ['tfjs'] : [];
+  for (const lane of ['exclude', 'anonymous', 'default', ...tfjs]) {
     const e = at(snapshots, lane, early);
     assert.equal(last[lane].cacheEntries, e.cacheEntries, `${lane} entries flat (${e.loads} -> ${last[lane].loads} loads)`);
     assert.equal(last[lane].cacheBytes, e.cacheBytes, `${lane} cache bytes flat`);
   }
 
-  // Lanes 4-5: heap in use identical at two late points.
-  for (const lane of ['anonymous', 'default']) {
+  // Lanes 4-6: heap in use identical at two late points.
+  for (const lane of ['anonymous', 'default', ...tfjs]) {
     const h = at(snapshots, lane, late);
     assert.ok(last[lane].loads > h.loads, `${lane} kept loading`);
     assert.equal(last[lane].heapBytes, h.heapBytes, `${lane} heap flat (${h.loads} -> ${last[lane].loads} loads)`);
   }
 
   // Every lane: dispose() releases the model's variables and tensors.
-  for (const lane of LANES) {
+  for (const lane of lanes) {
     const e = at(snapshots, lane, early);
     assert.equal(last[lane].numResources, e.numResources, `${lane} resources back after dispose`);
     assert.equal(last[lane].numTensors, e.numTensors, `${lane} tensors back after dispose`);
   }
+  // The TF.js lane: tf.memory().numTensors is the fixed input alone, and no resource is made.
+  if (tfjs.length > 0) {
+    assert.equal(last.tfjs.numTensors, 1, 'tfjs: tf.memory().numTensors is the one input');
+    assert.equal(last.tfjs.numResources, 0, 'tfjs: TF.js holds weights as tensors, no variables');
+  }
+}
+
+/** The TF.js lane's card: its predict output equals lane 5's for the same input. */
+async function assertTfjsOutput(page) {
+  const sel = '[data-lane-card="tfjs"] .output-check';
+  await page.waitForSelector(`${sel}:not([hidden])`);
+  const { match, diff, text } = await page.$eval(sel, (el) => ({ match: el.dataset.match, diff: Number(el.dataset.maxDiff), text: el.textContent }));
+  assert.equal(match, 'true', text);
+  assert.ok(diff <= 1e-5, `tfjs output within 1e-5 of lane 5's: ${diff}`);
+  assert.match(text, /= lane 5's for the same input/);
 }
 
 test('mlp: lane 1 climbs, the LRU stays within its cap, the fixes stay flat', { timeout: 300_000 }, async (t) => {
@@ -162,6 +181,8 @@ test('mlp: lane 1 climbs, the LRU stays within its cap, the fixes stay flat', { 
   await page.screenshot({ path: join(artifacts, 'demo.png'), fullPage: true });
   for (const l of LANES) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
   assertStory(snapshots, { variables: variablesOf('mlp'), early: 50, mid: 100, late: 200 });
+  await assertTfjsOutput(page);
+  assert.match(await page.textContent('[data-lane-card="tfjs"] .settings'), /resourceNames: 'anonymous', cache unbounded/);
   // The churn warning names the culprit in lane 1, and only there among the fixes.
   const warnings = await page.evaluate(() =>
     Object.fromEntries(
@@ -170,7 +191,7 @@ test('mlp: lane 1 climbs, the LRU stays within its cap, the fixes stay flat', { 
   );
   assert.match(warnings.tf22, /VarHandleOp/, 'lane 1 shows a VarHandleOp churn warning');
   assert.match(warnings.tf22, /New on almost every call: shared_name \(/, 'the warning names shared_name');
-  for (const lane of ['anonymous', 'default']) assert.equal(warnings[lane], '', `no churn warning in ${lane}`);
+  for (const lane of ['anonymous', 'default', 'tfjs']) assert.equal(warnings[lane], '', `no churn warning in ${lane}`);
   await assertInspector(page);
   assert.deepEqual(problems, []);
   await page.close();
@@ -246,6 +267,21 @@ test('phone width (390x844): the page renders without horizontal overflow', { ti
   await page.close();
 });
 
+test('the TF.js lane: its worker and TF.js download only when it is on', { timeout: 180_000 }, async () => {
+  const requests = [];
+  const { page, problems } = await openPage('model=mlp&rate=200&lanes=tf22,default', null, requests);
+  await runUntil(page, 30, 60_000, 30, ['tf22', 'default']);
+  const bundle = (u) => u.endsWith('/gen/tfjs-lane.js');
+  assert.ok(!requests.some(bundle), 'TF.js is not fetched while its lane is off');
+  assert.equal((await page.textContent('[data-lane-card="tfjs"] .lane-status')).trim(), 'off');
+  await page.check('[data-lane-toggle="tfjs"]');
+  await page.waitForFunction(() => Number(document.querySelector('[data-lane="tfjs"][data-metric="loads"]').textContent) >= 30);
+  assert.ok(requests.some(bundle), 'turning the lane on fetches TF.js');
+  await assertTfjsOutput(page);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('mobilenet: same story on a CNN', { timeout: 300_000 }, async (t) => {
   const { page, problems } = await openPage(`model=mobilenet&rate=max&lru=${LRU_CAPACITY}`);
   const snapshots = await runUntil(page, 50, 180_000, 30);
@@ -257,6 +293,7 @@ test('mobilenet: same story on a CNN', { timeout: 300_000 }, async (t) => {
   const rows = await page.$$eval('#profile:not([hidden]) tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
   assert.ok(rows.length >= 3 && rows.every((r) => r.length === 4 && r[0] !== '' && r[3].endsWith('%')), JSON.stringify(rows));
   assertStory(snapshots, { variables: variablesOf('mobilenet'), early: 10, mid: 15, late: 30 });
+  await assertTfjsOutput(page);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -268,12 +305,15 @@ test('keras layers models: the Teachable-Machine-style sample tells the same sto
       0,
     );
   const { page, problems } = await openPage(`model=keras_teachable&rate=max&lru=${LRU_CAPACITY}`);
-  const snapshots = await runUntil(page, 50, 180_000, 30);
+  const snapshots = await runUntil(page, 50, 180_000, 30, HISTORY);
   summarize(t, snapshots);
   let notes = await laneNotes(page);
   await page.screenshot({ path: join(artifacts, 'demo-keras-teachable.png'), fullPage: true });
-  for (const l of LANES) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
-  assertStory(snapshots, { variables: layersVariables('teachable'), early: 10, mid: 15, late: 30 });
+  for (const l of HISTORY) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
+  assertStory(snapshots, { variables: layersVariables('teachable'), early: 10, mid: 15, late: 30, lanes: HISTORY });
+  // The TF.js lane runs graph models only, and says so.
+  assert.equal((await page.textContent('[data-lane-card="tfjs"] .lane-status')).trim(), 'graph models only');
+  assert.match(notes.tfjs, /tf\.loadGraphModel runs graph models; this is a Keras layers model/);
 
   // A layers-format model dropped as files (model.json + shard, plus an unrelated .json).
   const dir = join(root, 'tests/fixtures/layers/lstm_text');
@@ -281,11 +321,11 @@ test('keras layers models: the Teachable-Machine-style sample tells the same sto
   await page.setInputFiles('#files', [join(dir, 'model.json'), join(dir, 'group1-shard1of1.bin'), join(dir, 'reference.json')]);
   const n = layersVariables('lstm_text');
   await page.waitForFunction((v) => document.querySelector('#status').textContent.includes(`${v} variables`), n);
-  const snaps = await runUntil(page, 15, 120_000);
+  const snaps = await runUntil(page, 15, 120_000, 15, HISTORY);
   const last = snaps[snaps.length - 1];
   assert.ok(last.tf22.cacheEntries >= 15 * n, `dropped layers model: lane 1 grows by ${n} per load (${last.tf22.cacheEntries})`);
   notes = await laneNotes(page);
-  for (const l of LANES) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
+  for (const l of HISTORY) assert.equal(notes[l], '', `lane ${l} reports no error and predicts: ${notes[l]}`);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -350,6 +390,8 @@ test('controls: own model (files, URL), LRU capacity, pause/resume, lane toggle,
   last = snaps[snaps.length - 1];
   assert.ok(last.tf22.cacheEntries >= 15 * 7, `URL model: lane 1 grows (${last.tf22.cacheEntries})`);
   assert.ok(last.anonymous.cacheEntries < 40, `URL model: lane 4 flat (${last.anonymous.cacheEntries})`);
+  assert.ok(last.tfjs.cacheEntries < 40, `URL model: the TF.js lane flat (${last.tfjs.cacheEntries})`);
+  await assertTfjsOutput(page);
   const notes = await laneNotes(page);
   for (const l of LANES) assert.equal(notes[l], '', `lane ${l}: ${notes[l]}`);
 
@@ -370,7 +412,7 @@ test('production build (npm run build:site) serves from a plain static root', { 
   let site;
   try {
     execFileSync(process.execPath, [join(root, 'scripts/build-site.mjs'), '--out', dir], { stdio: 'pipe' });
-    for (const f of ['index.html', 'main.js', 'lane-worker.js', 'config.js', 'dist/eager_wasm_bg.wasm', 'dist/eager_wasm_relaxed_bg.wasm', 'dist/eager_wasm_layers_bg.wasm', 'dist/eager_wasm_layers_relaxed_bg.wasm', 'vendor/uplot/uPlot.esm.js', 'models/mlp/model.json', 'models/mobilenet/group1-shard1of1.bin']) {
+    for (const f of ['index.html', 'main.js', 'lane-worker.js', 'config.js', 'gen/tfjs-lane.js', 'dist/eager_wasm_bg.wasm', 'dist/eager_wasm_relaxed_bg.wasm', 'dist/eager_wasm_layers_bg.wasm', 'dist/eager_wasm_layers_relaxed_bg.wasm', 'vendor/uplot/uPlot.esm.js', 'models/mlp/model.json', 'models/mobilenet/group1-shard1of1.bin']) {
       assert.ok(existsSync(join(dir, f)), `site has ${f}`);
     }
     site = await startServer(['--root', dir]);
@@ -383,6 +425,8 @@ test('production build (npm run build:site) serves from a plain static root', { 
     const snaps = await runUntil(page, 20, 120_000);
     const last = snaps[snaps.length - 1];
     assert.ok(last.tf22.cacheEntries > last.anonymous.cacheEntries, 'the site build runs the lanes');
+    assert.ok(last.tfjs.cacheEntries < last.tf22.cacheEntries, 'and the TF.js lane, flat');
+    await assertTfjsOutput(page);
     assert.equal(await page.evaluate(() => self.crossOriginIsolated), true, 'cross-origin isolated (COOP/COEP)');
     assert.deepEqual(problems, []);
     await page.close();

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../../scripts/lib/browser.mjs';
 import { startServer as serve } from '../../scripts/lib/server.mjs';
+import { bundleTfjsLaneForDev } from '../../scripts/lib/tfjs-lane.mjs';
 
 export { CHROMIUM } from '../../scripts/lib/browser.mjs';
 
@@ -12,13 +13,14 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * Serves the demo page on a free port, as `node scripts/serve.mjs` does: the repository (page at
- * /www/) or, with ['--root', dir], a site build (page at /). Resolves { url, origin, stop() }: url is
+ * /www/, with the TF.js lane's bundle made first) or, with ['--root', dir], a site build (page at /). Resolves { url, origin, stop() }: url is
  * the page, origin ends with '/'.
  */
 export async function startServer(extraArgs = []) {
   const rootArg = extraArgs.indexOf('--root');
   const site = rootArg >= 0 ? resolve(extraArgs[rootArg + 1]) : null;
   const landing = site ? '/' : '/www/';
+  if (!site) await bundleTfjsLaneForDev();
   const server = await serve(site ?? root, { redirects: site ? {} : { '/': landing } });
   return { url: server.origin + landing, origin: server.url, stop: server.close };
 }
