@@ -26,8 +26,12 @@ export class EagerWasmBackend extends KernelBackend {
   /** @param {object} [contextOptions] options of the EagerContext the backend runs on. */
   constructor(contextOptions) {
     super();
+    // TF.js's multinomial with a seed gives the same sample on every call: its kernel is made
+    // anew for each call (TF's kernel, kept in the cache, would go on with its stream).
+    const cache = contextOptions?.cache ?? {};
+    const exclude = [...(cache.exclude ?? []), 'Multinomial'];
     /** The EagerContext every kernel runs on: its cacheStats(), memory() and cache options. */
-    this.context = new EagerContext(contextOptions);
+    this.context = new EagerContext({ ...contextOptions, cache: { ...cache, exclude } });
     this.data = new DataStorage(this, engine());
     /** Tensors made while a kernel runs, disposed when it ends. */
     this.scratch = [];
@@ -49,10 +53,15 @@ export class EagerWasmBackend extends KernelBackend {
   }
 
   move(dataId, values, shape, dtype, refCount) {
-    const entry = { t: null, values: null, shape: shape.slice(), dtype, refCount, views: null };
+    const entry = { t: null, values: null, shape: shape.slice(), dtype, refCount, views: null, unset: null };
     if (HELD.has(dtype)) {
-      // A tf.buffer of strings leaves unset elements undefined: TF.js reads them as ''.
-      if (dtype === 'string' && values != null) values = Array.from(values, (v) => v ?? EMPTY_BYTES);
+      // A tf.buffer of strings leaves unset elements out: kernels read them as '', and reading
+      // this data back gives them unset again (holes), as TF.js's CPU backend does.
+      if (dtype === 'string' && values != null) {
+        const unset = [];
+        values = Array.from(values, (v, i) => (v == null ? (unset.push(i), EMPTY_BYTES) : v));
+        if (unset.length > 0) entry.unset = unset;
+      }
       entry.t = this.context.tensor(values ?? zerosOf(dtype, sizeOf(shape)), shape, dtype);
       // Data written from JS is what TF.js apps hold as weights (a loaded model's, a layer's):
       // a matrix product or convolution that reads it as its weight operand packs it once.
@@ -68,7 +77,10 @@ export class EagerWasmBackend extends KernelBackend {
   readSync(dataId) {
     const entry = this.data.get(dataId);
     if (entry.t === null) return entry.values;
-    return entry.dtype === 'string' ? entry.t.bytesSync() : entry.t.dataSync();
+    if (entry.dtype !== 'string') return entry.t.dataSync();
+    const bytes = entry.t.bytesSync();
+    if (entry.unset !== null) for (const i of entry.unset) delete bytes[i];
+    return bytes;
   }
 
   async read(dataId) {
@@ -220,7 +232,7 @@ export class EagerWasmBackend extends KernelBackend {
       t = c;
     }
     const dataId = { id: nextDataId++ };
-    const entry = { t, values: null, shape: t.shape.slice(), dtype: t.dtype, refCount: 1, views: null };
+    const entry = { t, values: null, shape: t.shape.slice(), dtype: t.dtype, refCount: 1, views: null, unset: null };
     this.data.set(dataId, entry);
     this.entries.add(entry);
     return { dataId, shape: t.shape.slice(), dtype: t.dtype };

@@ -10,7 +10,29 @@ import { EagerError } from './errors.js';
 export const KERNELS = new Map();
 
 const def = (name, fn) => KERNELS.set(name, fn);
+const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
 const unimplemented = (what) => new EagerError('Unimplemented', `eager-wasm: ${what}`);
+
+/** An InvalidArgument in TF.js's own words, passed on as it is (see asTfjsError in tfjs.js). */
+function tfjsError(message, cause) {
+  const e = new EagerError('InvalidArgument', message, cause === undefined ? undefined : { cause });
+  e.tfjsWording = true;
+  return e;
+}
+
+/**
+ * Runs `f`; a runtime error whose message `pattern` matches is rethrown in TF.js's words,
+ * `reword(match)` (where TF.js's kernel words the same check differently from TF's).
+ */
+function rewording(pattern, reword, f) {
+  try {
+    return f();
+  } catch (e) {
+    const m = e instanceof EagerError ? pattern.exec(e.message) : null;
+    if (m === null) throw e;
+    throw tfjsError(reword(m), e);
+  }
+}
 
 // ---- elementwise ------------------------------------------------------------------------------
 
@@ -296,12 +318,19 @@ def('Conv2DBackpropInput', ({ inputs: { dy, filter }, attrs, backend }) => {
   const inShape = nchw ? [attrs.inputShape[0], attrs.inputShape[2], attrs.inputShape[3], attrs.inputShape[1]] : attrs.inputShape;
   const info = backend_util.computeConv2DInfo(inShape, filter.shape, strides, 1, attrs.pad, attrs.dimRoundingMode);
   return backend.adopt(
-    inNhwc(backend, dy, attrs.dataFormat, (dyt) =>
-      backend.runRaw('Conv2DBackpropInput', [backend.constInt(inShape), backend.tensorOf(filter), dyt], {
+    inNhwc(backend, dy, attrs.dataFormat, (dyt) => {
+      // TF.js reads dy only where the convolution of inputShape has outputs: rows and columns of a
+      // larger dy past them are left out (TF refuses such a dy).
+      const [n, h, w, c] = dyt.shape;
+      if (h > info.outHeight || w > info.outWidth) {
+        const size = [n, Math.min(h, info.outHeight), Math.min(w, info.outWidth), c];
+        dyt = temp(backend, 'Slice', [dyt, backend.constInt([0, 0, 0, 0]), backend.constInt(size)]);
+      }
+      return backend.runRaw('Conv2DBackpropInput', [backend.constInt(inShape), backend.tensorOf(filter), dyt], {
         strides: [1, strides[0], strides[1], 1],
         ...convPadAttrs(attrs.pad, info, attrs.dimRoundingMode),
-      })[0],
-    ),
+      })[0];
+    }),
   );
 });
 
@@ -371,98 +400,165 @@ function poolAttrs(x, attrs) {
   return { ksize: [1, filter[0], filter[1], 1], strides: [1, strides[0], strides[1], 1], info };
 }
 
-/** TF's pooling ops take SAME or VALID; TF.js's numeric and explicit pads must be one of them. */
-function poolPadding(attrs, info, op) {
-  const p = padAttrs(attrs.pad, info, attrs.dimRoundingMode);
-  if (p.padding !== 'EXPLICIT') return p;
-  if (p.explicit_paddings.every((v) => v === 0)) return { padding: 'VALID' };
-  throw unimplemented(`${op} with padding ${JSON.stringify(attrs.pad)}`);
+/**
+ * A 2-D or 3-D pool's pads as [before, after] per spatial dim, from TF.js's geometry `info`
+ * (computePool2DInfo, computePool3DInfo): the after pad gives TF.js's output size (negative when
+ * TF.js's rounding leaves the input's last rows out of every window).
+ */
+function spatialPads(info) {
+  const dims = info.outDepth === undefined ? ['Height', 'Width'] : ['Depth', 'Height', 'Width'];
+  const before = { Depth: info.padInfo.front, Height: info.padInfo.top, Width: info.padInfo.left };
+  return dims.map((d) => {
+    const b = before[d];
+    if (b < 0) throw unimplemented(`pooling with a negative pad (${JSON.stringify(info.padInfo)})`);
+    return [b, (info[`out${d}`] - 1) * info[`stride${d}`] + info[`effectiveFilter${d}`] - info[`in${d}`] - b];
+  });
+}
+
+/** TF's padding for TF.js's pad when TF has it ('SAME', 'VALID'), else null (explicit pads). */
+function tfPadding(attrs, pads) {
+  if ((attrs.pad === 'same' || attrs.pad === 'valid') && attrs.dimRoundingMode == null) return attrs.pad.toUpperCase();
+  return pads.every(([b, a]) => b === 0 && a === 0) ? 'VALID' : null;
+}
+
+/** The smallest value of a dtype: max pooling's padding. */
+const lowest = (backend, dtype) => (dtype === 'int32' ? backend.scalar(-2147483648, 'int32') : backend.scalar(-Infinity));
+
+/** Runs `op` and keeps its first output until the kernel ends. */
+function temp(backend, op, args, attrs) {
+  const [y] = backend.runRaw(op, args, attrs);
+  backend.scratch.push(y);
+  return y;
+}
+
+/** An [n, 2] int32 paddings tensor, disposed when the kernel ends. */
+function paddings(backend, pairs) {
+  const t = backend.context.tensor(Int32Array.from(pairs.flat()), [pairs.length, 2], 'int32');
+  backend.scratch.push(t);
+  return t;
+}
+
+/** Channels-last `xt` (an eager tensor) cropped by negative after-pads, then padded with `value`. */
+function padSpatial(backend, xt, pads, value) {
+  let t = xt;
+  if (pads.some(([, a]) => a < 0)) {
+    const size = [xt.shape[0], ...pads.map(([, a], i) => xt.shape[i + 1] + Math.min(a, 0)), xt.shape.at(-1)];
+    t = temp(backend, 'Slice', [t, backend.constInt(size.map(() => 0)), backend.constInt(size)]);
+  }
+  return temp(backend, 'PadV2', [t, paddings(backend, [[0, 0], ...pads.map(([b, a]) => [b, Math.max(a, 0)]), [0, 0]]), value]);
 }
 
 /**
- * A 2-D pool with TF.js's explicit or numeric padding: the input padded, then a VALID pool. Max
- * pads with -Infinity; average divides by the in-bounds count, as TF.js does.
+ * A pool with TF.js's numeric, explicit or rounded pads: the input padded, then a VALID pool. Max
+ * pads with the lowest value; average divides by the in-bounds count, as TF.js does (a 3-D window
+ * with none of the input gives 0, a 2-D one NaN, as in TF.js).
  */
-function paddedPool(backend, op, x, ksize, strides, explicit) {
-  const [, t, b, l, r] = explicit.slice(1);
-  const pads = backend.context.tensor(new Int32Array([0, 0, t, Math.max(b, 0), l, Math.max(r, 0), 0, 0]), [4, 2], 'int32');
-  backend.scratch.push(pads);
-  const own = (name, args, attrs) => {
-    const [y] = backend.runRaw(name, args, attrs);
-    backend.scratch.push(y);
-    return y;
-  };
-  // Rows or columns past the last window (a negative pad) are cropped first.
-  if (b < 0 || r < 0) {
-    const [n, h, w, c] = x.shape;
-    const hw = [h + Math.min(b, 0), w + Math.min(r, 0)];
-    const cropped = own('Slice', [backend.tensorOf(x), backend.constInt([0, 0, 0, 0]), backend.constInt([n, hw[0], hw[1], c])]);
-    x = { dataId: null, shape: [n, hw[0], hw[1], c], dtype: x.dtype, t: cropped };
-  }
-  const xt = x.t ?? backend.tensorOf(x);
+function paddedPool(backend, op, x, ksize, strides, pads) {
   const valid = { ksize, strides, padding: 'VALID' };
-  if (op === 'MaxPool') return backend.run1('MaxPool', [own('PadV2', [xt, pads, backend.scalar(-Infinity)])], valid);
-  const sum = own('AvgPool', [own('PadV2', [xt, pads, backend.scalar(0)])], valid);
-  const ones = backend.context.tensor(new Float32Array(x.shape[1] * x.shape[2]).fill(1), [1, x.shape[1], x.shape[2], 1], 'float32');
+  const xt = backend.tensorOf(x);
+  if (op.startsWith('MaxPool')) return backend.run1(op, [padSpatial(backend, xt, pads, lowest(backend, x.dtype))], valid);
+  const sum = temp(backend, op, [padSpatial(backend, xt, pads, backend.scalar(0))], valid);
+  const onesShape = [1, ...x.shape.slice(1, -1), 1];
+  const ones = backend.context.tensor(new Float32Array(sizeOf(onesShape)).fill(1), onesShape, 'float32');
   backend.scratch.push(ones);
-  const count = own('AvgPool', [own('PadV2', [ones, pads, backend.scalar(0)])], valid);
+  // The in-bounds fraction of each window (AvgPool of ones).
+  let count = temp(backend, op, [padSpatial(backend, ones, pads, backend.scalar(0))], valid);
+  if (pads.length === 3) count = temp(backend, 'Maximum', [count, backend.scalar(1 / sizeOf(ksize))]);
   return backend.run1('RealDiv', [sum, count]);
+}
+
+/** A pool's input gradient `gp` (an eager tensor) on the padded input, back to `inShape`. */
+function unpadGrad(backend, gp, pads, inShape) {
+  backend.scratch.push(gp);
+  const begin = [0, ...pads.map(([b]) => b), 0];
+  const size = [inShape[0], ...pads.map(([, a], i) => inShape[i + 1] + Math.min(a, 0)), inShape.at(-1)];
+  if (pads.every(([, a]) => a >= 0)) return backend.run1('Slice', [gp, backend.constInt(begin), backend.constInt(size)]);
+  // Rows the pool left out get no gradient.
+  const g = temp(backend, 'Slice', [gp, backend.constInt(begin), backend.constInt(size)]);
+  return backend.run1('PadV2', [g, paddings(backend, [[0, 0], ...pads.map(([, a]) => [0, -Math.min(a, 0)]), [0, 0]]), backend.scalar(0)]);
+}
+
+/** Max pooling's input gradient (2-D or 3-D `op`), explicit pads through the padded input. */
+function maxPoolGrad(backend, op, { dy, input, output }, ksize, strides, pads, padding) {
+  if (padding !== null) return backend.run1(op, [input, output, dy], { ksize, strides, padding });
+  const xp = padSpatial(backend, backend.tensorOf(input), pads, lowest(backend, input.dtype));
+  const [gp] = backend.runRaw(op, [xp, backend.tensorOf(output), backend.tensorOf(dy)], { ksize, strides, padding: 'VALID' });
+  return unpadGrad(backend, gp, pads, input.shape);
+}
+
+/**
+ * Average pooling's input gradient (2-D or 3-D `op`). With explicit pads each window's dy is
+ * spread over the whole window (TF.js's gradient divides by the window's size, in-bounds or not).
+ */
+function avgPoolGrad(backend, op, { dy, input }, ksize, strides, pads, padding) {
+  if (padding !== null) return backend.run1(op, [backend.constInt(input.shape), dy], { ksize, strides, padding });
+  const padded = [input.shape[0], ...pads.map(([b, a], i) => input.shape[i + 1] + b + a), input.shape.at(-1)];
+  const [gp] = backend.runRaw(op, [backend.constInt(padded), backend.tensorOf(dy)], { ksize, strides, padding: 'VALID' });
+  return unpadGrad(backend, gp, pads, input.shape);
 }
 
 for (const op of ['MaxPool', 'AvgPool']) {
   def(op, ({ inputs: { x }, attrs, backend }) => {
     const { ksize, strides, info } = poolAttrs(x, attrs);
-    if (info.filterHeight === 1 && info.filterWidth === 1 && info.strideHeight === 1 && info.strideWidth === 1 && attrs.pad !== 'same') {
+    // As TF.js's kernels: a 1x1 window that keeps the shape is the identity, whatever the pads.
+    if (info.filterHeight === 1 && info.filterWidth === 1 && util.arraysEqual(info.inShape, info.outShape)) {
       return backend.run1('Identity', [x]);
     }
-    const p = padAttrs(attrs.pad, info, attrs.dimRoundingMode);
-    if (p.padding === 'EXPLICIT') return paddedPool(backend, op, x, ksize, strides, p.explicit_paddings);
-    return backend.run1(op, [x], { ksize, strides, ...p });
+    if (sizeOf(info.outShape) === 0) return backend.makeOutput(null, info.outShape, x.dtype);
+    const pads = spatialPads(info);
+    const padding = tfPadding(attrs, pads);
+    if (padding !== null) return backend.run1(op, [x], { ksize, strides, padding });
+    return paddedPool(backend, op, x, ksize, strides, pads);
   });
 }
-def('MaxPoolGrad', ({ inputs: { dy, input, output }, attrs, backend }) => {
-  const { ksize, strides, info } = poolAttrs(input, attrs);
-  return backend.run1('MaxPoolGrad', [input, output, dy], { ksize, strides, ...poolPadding(attrs, info, 'MaxPool') });
+def('MaxPoolGrad', ({ inputs, attrs, backend }) => {
+  const { ksize, strides, info } = poolAttrs(inputs.input, attrs);
+  const pads = spatialPads(info);
+  return maxPoolGrad(backend, 'MaxPoolGrad', inputs, ksize, strides, pads, tfPadding(attrs, pads));
 });
-def('AvgPoolGrad', ({ inputs: { dy, input }, attrs, backend }) => {
-  const { ksize, strides, info } = poolAttrs(input, attrs);
-  return backend.run1('AvgPoolGrad', [backend.constInt(input.shape), dy], { ksize, strides, ...poolPadding(attrs, info, 'AvgPool') });
+def('AvgPoolGrad', ({ inputs, attrs, backend }) => {
+  const { ksize, strides, info } = poolAttrs(inputs.input, attrs);
+  const pads = spatialPads(info);
+  return avgPoolGrad(backend, 'AvgPoolGrad', inputs, ksize, strides, pads, tfPadding(attrs, pads));
 });
 def('MaxPoolWithArgmax', ({ inputs: { x }, attrs, backend }) => {
   const { ksize, strides, info } = poolAttrs(x, attrs);
-  return backend.run('MaxPoolWithArgmax', [x], {
+  const padding = tfPadding(attrs, spatialPads(info));
+  if (padding === null) throw unimplemented(`MaxPoolWithArgmax with padding ${JSON.stringify(attrs.pad)}`);
+  // TF.js's max skips NaN (TF's MaxPoolWithArgmax picks it): NaN pools as -Infinity.
+  let xt = backend.tensorOf(x);
+  if (x.dtype === 'float32') xt = temp(backend, 'SelectV2', [temp(backend, 'IsNan', [xt]), backend.scalar(-Infinity), xt]);
+  return backend.run('MaxPoolWithArgmax', [xt], {
     ksize,
     strides,
-    ...poolPadding(attrs, info, 'MaxPool'),
+    padding,
     include_batch_in_index: !!attrs.includeBatchInIndex,
     Targmax: 'int64',
   });
 });
-/** TF's 3-D pooling attrs from TF.js's; a numeric pad must be 0 (VALID) or what SAME pads. */
+
+/** TF.js's 3-D pool geometry as TF's attrs, with its pads and TF's padding (null: explicit). */
 function pool3(attrs, xShape) {
-  const out = { ksize: strides5(attrs.filterSize), strides: strides5(attrs.strides) };
-  if (typeof attrs.pad === 'string' && attrs.dimRoundingMode == null) return { ...out, padding: attrs.pad.toUpperCase() };
   const info = backend_util.computePool3DInfo(xShape, attrs.filterSize, attrs.strides, 1, attrs.pad, attrs.dimRoundingMode);
-  const p = info.padInfo;
-  if (p.top === 0 && p.bottom === 0 && p.left === 0 && p.right === 0 && p.front === 0 && p.back === 0) {
-    const valid = backend_util.computePool3DInfo(xShape, attrs.filterSize, attrs.strides, 1, 'valid');
-    if (valid.outShape.every((d, i) => d === info.outShape[i])) return { ...out, padding: 'VALID' };
-  }
-  const same = backend_util.computePool3DInfo(xShape, attrs.filterSize, attrs.strides, 1, 'same');
-  if (same.outShape.every((d, i) => d === info.outShape[i]) && ['top', 'left', 'front'].every((k) => same.padInfo[k] === p[k])) {
-    return { ...out, padding: 'SAME' };
-  }
-  throw unimplemented(`3-D pooling with padding ${JSON.stringify(attrs.pad)}`);
+  const pads = spatialPads(info);
+  return { ksize: strides5(attrs.filterSize), strides: strides5(attrs.strides), info, pads, padding: tfPadding(attrs, pads) };
 }
 for (const op of ['MaxPool3D', 'AvgPool3D']) {
-  def(op, ({ inputs: { x }, attrs, backend }) => backend.run1(op, [x], pool3(attrs, x.shape)));
+  def(op, ({ inputs: { x }, attrs, backend }) => {
+    const { ksize, strides, info, pads, padding } = pool3(attrs, x.shape);
+    if (sizeOf(info.outShape) === 0) return backend.makeOutput(null, info.outShape, x.dtype);
+    if (padding !== null) return backend.run1(op, [x], { ksize, strides, padding });
+    return paddedPool(backend, op, x, ksize, strides, pads);
+  });
 }
-def('MaxPool3DGrad', ({ inputs: { dy, input, output }, attrs, backend }) =>
-  backend.run1('MaxPool3DGrad', [input, output, dy], pool3(attrs, input.shape)),
-);
-def('AvgPool3DGrad', ({ inputs: { dy, input }, attrs, backend }) =>
-  backend.run1('AvgPool3DGrad', [backend.constInt(input.shape), dy], pool3(attrs, input.shape)),
-);
+def('MaxPool3DGrad', ({ inputs, attrs, backend }) => {
+  const { ksize, strides, pads, padding } = pool3(attrs, inputs.input.shape);
+  return maxPoolGrad(backend, 'MaxPool3DGrad', inputs, ksize, strides, pads, padding);
+});
+def('AvgPool3DGrad', ({ inputs, attrs, backend }) => {
+  const { ksize, strides, pads, padding } = pool3(attrs, inputs.input.shape);
+  return avgPoolGrad(backend, 'AvgPool3DGrad', inputs, ksize, strides, pads, padding);
+});
 
 // ---- normalization and images -------------------------------------------------------------
 
@@ -603,13 +699,11 @@ def('GatherV2', ({ inputs: { x, indices }, attrs, backend }) => {
   const axis = util.parseAxisParam(attrs.axis, x.shape)[0];
   // TF.js's checks and words for the axis and batch dims.
   backend_util.segment_util.collectGatherOpShapeInfo(x, indices, axis, attrs.batchDims ?? 0);
-  try {
-    return backend.run1('GatherV2', [x, indices, backend.constInt(axis)], { batch_dims: attrs.batchDims ?? 0 });
-  } catch (e) {
-    const m = /^GatherV2: indices\[[\d,]+\] = (-?\d+) is not in \[0, (\d+)\)/.exec(e.message);
-    if (m === null) throw e;
-    throw new EagerError('InvalidArgument', `GatherV2: the index value ${m[1]} is not in [0, ${Number(m[2]) - 1}]`, { cause: e });
-  }
+  return rewording(
+    /^GatherV2: indices\[[\d,]+\] = (-?\d+) is not in \[0, (\d+)\)/,
+    (m) => `GatherV2: the index value ${m[1]} is not in [0, ${Number(m[2]) - 1}]`,
+    () => backend.run1('GatherV2', [x, indices, backend.constInt(axis)], { batch_dims: attrs.batchDims ?? 0 }),
+  );
 });
 def('GatherNd', ({ inputs: { params, indices }, backend }) => backend.run1('GatherNd', [params, indices]));
 // TF.js reads 1-D indices as one index per element (TF wants them as [n, 1]).
@@ -674,24 +768,33 @@ def('BatchToSpaceND', ({ inputs: { x }, attrs, backend }) => {
 def('BroadcastTo', ({ inputs: { x }, attrs, backend }) => backend.run1('BroadcastTo', [x, backend.constInt(attrs.shape)]));
 def('BroadcastArgs', ({ inputs: { s0, s1 }, backend }) => backend.run1('BroadcastArgs', [s0, s1]));
 def('Unique', ({ inputs: { x }, attrs, backend }) => {
-  if (x.dtype !== 'string') return backend.run('UniqueV2', [x, backend.constInt([attrs.axis ?? 0])], { out_idx: 'int32' });
-  // Strings: UniqueV2 on int32 ids (one per distinct string), the unique ids mapped back.
-  const values = backend.readSync(x.dataId);
+  const axis = backend.constInt([attrs.axis ?? 0]);
+  // TF.js keys elements by their text: all NaNs are one value (TF's float compare keeps each apart).
+  const values = x.dtype === 'string' || x.dtype === 'float32' ? backend.readSync(x.dataId) : null;
+  if (values === null || (x.dtype === 'float32' && !values.some(Number.isNaN))) {
+    return backend.run('UniqueV2', [x, axis], { out_idx: 'int32' });
+  }
+  // UniqueV2 on int32 ids (one per distinct string or number), the unique ids mapped back.
   const ids = new Map();
   const firsts = [];
-  const keyed = Int32Array.from(values, (b) => {
-    const key = Array.prototype.join.call(b, ',');
-    if (!ids.has(key)) ids.set(key, firsts.push(b) - 1);
+  const keyed = Int32Array.from(values, (v) => {
+    const key = x.dtype === 'string' ? Array.prototype.join.call(v, ',') : String(v);
+    if (!ids.has(key)) ids.set(key, firsts.push(v) - 1);
     return ids.get(key);
   });
   const t = backend.context.tensor(keyed, x.shape, 'int32');
   backend.scratch.push(t);
-  const [y, idx] = backend.runRaw('UniqueV2', [t, backend.constInt([attrs.axis ?? 0])], { out_idx: 'int32' });
+  const [y, idx] = backend.runRaw('UniqueV2', [t, axis], { out_idx: 'int32' });
   backend.scratch.push(y);
-  const strings = Array.from(y.dataSync(), (id) => firsts[id]);
-  return [backend.makeOutput(strings, y.shape, 'string'), backend.adopt(idx)];
+  const out = Array.from(y.dataSync(), (id) => firsts[id]);
+  return [backend.makeOutput(x.dtype === 'string' ? out : Float32Array.from(out), y.shape, x.dtype), backend.adopt(idx)];
 });
-def('Einsum', ({ inputs, attrs, backend }) => backend.run1('Einsum', inputs, { equation: attrs.equation }));
+def('Einsum', ({ inputs, attrs, backend }) => {
+  // TF.js's checks and words first (its kernel refuses repeated labels in one operand, which TF sums).
+  const { allDims, idDims } = backend_util.decodeEinsumEquation(attrs.equation, inputs.length);
+  backend_util.checkEinsumDimSizes(allDims.length, idDims, inputs);
+  return backend.run1('Einsum', inputs, { equation: attrs.equation });
+});
 // TF's Diag has no bool: TF.js's runs on 0/1 int32 and casts back.
 def('Diag', ({ inputs: { x }, backend }) => {
   if (x.dtype !== 'bool') return backend.run1('Diag', [x]);
@@ -759,29 +862,59 @@ def('NonMaxSuppressionV5', ({ inputs: { boxes, scores }, attrs, backend }) => {
 def('SparseToDense', ({ inputs: { sparseIndices, sparseValues, defaultValue }, attrs, backend }) =>
   backend.run1('SparseToDense', [sparseIndices, backend.constInt(attrs.outputShape), sparseValues, defaultValue], { validate_indices: true }),
 );
+// TF words a negative row as past the last row; TF.js says it is negative.
 def('SparseFillEmptyRows', ({ inputs: { indices, values, denseShape, defaultValue }, backend }) =>
-  backend.run('SparseFillEmptyRows', [backend.cast(indices, 'int64'), values, backend.cast(denseShape, 'int64'), defaultValue]),
+  rewording(
+    /^SparseFillEmptyRows: (indices\(\d+, 0\) is invalid: -\d+) >= \d+/,
+    (m) => `${m[1]} < 0`,
+    () => backend.run('SparseFillEmptyRows', [backend.cast(indices, 'int64'), values, backend.cast(denseShape, 'int64'), defaultValue]),
+  ),
 );
 def('SparseReshape', ({ inputs: { inputIndices, inputShape, newShape }, backend }) =>
   backend.run('SparseReshape', [inputIndices, inputShape, newShape].map((t) => backend.cast(t, 'int64'))),
 );
+/** TF's out-of-range segment id error as TF.js words it (its input is segmentIds). */
+const segmentWords = (f) =>
+  rewording(/^Sparse\w+: (Segment id -?\d+ out of range \[0, \d+\)), possibly because 'segment_ids' input is not sorted\.$/, (m) => `${m[1]}, possibly because segmentIds input is not sorted.`, f);
 def('SparseSegmentSum', ({ inputs: { data, indices, segmentIds }, backend }) =>
-  backend.run1('SparseSegmentSum', [data, indices, segmentIds]),
+  segmentWords(() => backend.run1('SparseSegmentSum', [data, indices, segmentIds])),
 );
 // TF's SparseSegmentMean is for floats; TF.js's mean of int32 data is int32 (truncated).
-def('SparseSegmentMean', ({ inputs: { data, indices, segmentIds }, backend }) => {
-  if (data.dtype === 'float32') return backend.run1('SparseSegmentMean', [data, indices, segmentIds]);
-  const [mean] = backend.runRaw('SparseSegmentMean', [backend.asFloat(data), backend.tensorOf(indices), backend.tensorOf(segmentIds)]);
-  backend.scratch.push(mean);
-  return backend.run1('Cast', [mean], { DstT: data.dtype });
-});
-def('RaggedGather', ({ inputs: { paramsNestedSplits, paramsDenseValues, indices }, attrs, backend }) =>
-  backend.run('RaggedGather', [...paramsNestedSplits, paramsDenseValues, indices], {
-    PARAMS_RAGGED_RANK: paramsNestedSplits.length,
-    OUTPUT_RAGGED_RANK: attrs.outputRaggedRank,
+def('SparseSegmentMean', ({ inputs: { data, indices, segmentIds }, backend }) =>
+  segmentWords(() => {
+    if (data.dtype === 'float32') return backend.run1('SparseSegmentMean', [data, indices, segmentIds]);
+    const [mean] = backend.runRaw('SparseSegmentMean', [backend.asFloat(data), backend.tensorOf(indices), backend.tensorOf(segmentIds)]);
+    backend.scratch.push(mean);
+    return backend.run1('Cast', [mean], { DstT: data.dtype });
   }),
 );
-def('RaggedRange', ({ inputs: { starts, limits, deltas }, backend }) => backend.run('RaggedRange', [starts, limits, deltas]));
+def('RaggedGather', ({ inputs: { paramsNestedSplits, paramsDenseValues, indices }, attrs, backend }) =>
+  rewording(
+    /^RaggedGather: Ragged splits must be sorted\.?$/,
+    () => 'Ragged splits must be sorted in ascending order',
+    () =>
+      backend.run('RaggedGather', [...paramsNestedSplits, paramsDenseValues, indices], {
+        PARAMS_RAGGED_RANK: paramsNestedSplits.length,
+        OUTPUT_RAGGED_RANK: attrs.outputRaggedRank,
+      }),
+  ),
+);
+// TF.js's row splits are int32: a row longer than int32's range is refused, in TF.js's words.
+def('RaggedRange', ({ inputs: { starts, limits, deltas }, backend }) => {
+  const ins = [starts, limits, deltas];
+  if (ins.every((t) => t.shape.length <= 1)) {
+    const [s, l, d] = ins.map((t) => backend.readSync(t.dataId));
+    const n = Math.max(s.length, l.length, d.length);
+    const at = (v, i) => (v.length === 1 ? v[0] : v[i]);
+    for (let i = 0; i < n; i++) {
+      const [si, li, di] = [at(s, i), at(l, i), at(d, i)];
+      if (di === 0) throw tfjsError('Requires delta != 0');
+      if ((di > 0 && li < si) || (di < 0 && li > si)) continue;
+      if (Math.ceil(Math.abs((li - si) / di)) > 2147483647) throw tfjsError('Requires ((limit - start) / delta) <= 2147483647');
+    }
+  }
+  return backend.run('RaggedRange', ins, { Tsplits: 'int32' });
+});
 def('RaggedTensorToTensor', ({ inputs: { shape, values, defaultValue, rowPartitionTensors }, attrs, backend }) =>
   backend.run1('RaggedTensorToTensor', [shape, values, defaultValue, ...rowPartitionTensors], {
     row_partition_types: attrs.rowPartitionTypes,
@@ -791,8 +924,8 @@ def('RaggedTensorToTensor', ({ inputs: { shape, values, defaultValue, rowPartiti
 // ---- browser ----------------------------------------------------------------------------------
 
 // tf.browser.draw: the image as RGBA bytes on the canvas's 2-D context (float32 in [0, 1], int32
-// in [0, 255]; one channel is grey, three get the option's alpha). Returns another reference to
-// the image, as TF.js's backends do.
+// in [0, 255]; one channel is grey, three get the option's alpha). Returns the image tensor it got,
+// as TF.js's CPU backend does: tf.browser.draw keeps no result, so nothing new may be made.
 def('Draw', ({ inputs: { image }, attrs, backend }) => {
   const { canvas, options } = attrs;
   const [height, width] = image.shape;
@@ -814,12 +947,17 @@ def('Draw', ({ inputs: { image }, attrs, backend }) => {
       else bytes[p + d] = v * scale;
     }
   }
+  // The pixels go through a 2-D context; a context type named after the backend means its own
+  // choice, as TF.js's GPU backends read 'webgl' and 'webgpu'.
+  const asked = options?.contextOptions?.contextType;
+  const type = asked == null || asked === 'eager-wasm' ? '2d' : asked;
+  if (type !== '2d') throw new EagerError('InvalidArgument', `Context type ${asked} is not supported by the eager-wasm backend.`);
   canvas.width = width;
   canvas.height = height;
-  const ctx = canvas.getContext(options?.contextOptions?.contextType ?? '2d', options?.contextOptions?.contextAttributes);
+  const ctx = canvas.getContext(type, options?.contextOptions?.contextAttributes ?? {});
+  if (ctx == null) throw new EagerError('InvalidArgument', `Could not get the context with ${type} type.`);
   ctx.putImageData(new ImageData(bytes, width, height), 0, 0);
-  backend.incRef(image.dataId);
-  return { dataId: image.dataId, shape: image.shape, dtype: image.dtype };
+  return image;
 });
 
 // ---- complex64 and strings ----------------------------------------------------------------------

@@ -28,7 +28,8 @@ export function setBackendOptions(options) {
  * TF's closing period (the type, EagerError with its code, is kept).
  */
 function asTfjsError(e) {
-  if (!(e instanceof EagerError)) return e;
+  // A kernel that already words its error as TF.js does (tfjsError) keeps it as it is.
+  if (!(e instanceof EagerError) || e.tfjsWording === true) return e;
   const message = e.message.replace(/^[A-Z][A-Za-z0-9_]*: /, '').replace(/\.$/, '');
   return message === e.message ? e : new EagerError(e.code, message, { cause: e });
 }

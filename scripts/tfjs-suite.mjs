@@ -72,9 +72,14 @@ mkdirSync(outDir, { recursive: true });
 // their .wasm next to themselves: the bundle's folder gets a copy.
 for (const f of readdirSync(join(root, 'dist'))) if (f.endsWith('.wasm')) copyFileSync(join(root, 'dist', f), join(outDir, f));
 const write = (name, text) => writeFileSync(join(outDir, name), text);
+// In Chromium jasmine-core loads as a classic script, as in TF.js's own browser runs: bundled into
+// the module it would run in strict mode, where a spy called without a receiver sees `undefined`
+// as `this` instead of the window (tfjs-core's http tests check that fetch was called on window).
+const jasmineJs = join(root, 'node_modules', 'jasmine-core', 'lib', 'jasmine-core', 'jasmine.js');
+if (chromium) copyFileSync(jasmineJs, join(outDir, 'jasmine.js'));
 write(
   'jasmine-setup.mjs',
-  `import jasmineRequire from 'jasmine-core/lib/jasmine-core/jasmine.js';
+  `${chromium ? 'const jasmineRequire = globalThis.jasmineRequire;' : "import jasmineRequire from 'jasmine-core/lib/jasmine-core/jasmine.js';"}
 const j = jasmineRequire.core(jasmineRequire);
 const env = j.getEnv();
 Object.assign(globalThis, jasmineRequire.interface(j, env));
@@ -139,7 +144,7 @@ await build({
 const t0 = Date.now();
 let results;
 if (chromium) {
-  write('index.html', `<!doctype html><meta charset="utf-8"><script type="module">
+  write('index.html', `<!doctype html><meta charset="utf-8"><script src="jasmine.js"></script><script type="module">
 import { runSuite } from './suite.mjs';
 runSuite(${JSON.stringify(grep)}).then((r) => { window.__result = r; }, (e) => { window.__error = String(e && e.stack || e); });
 </script>`);

@@ -914,6 +914,8 @@ def gen_gather_nd():
                                            "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
     case("std_out_of_bounds", "SparseToDense", {"sparse_indices": c([1, 4]), "output_shape": c([4]),
                                                 "sparse_values": f(2), "default_value": c(0.0, F32)}, error=True)
+    case("std_strings", "SparseToDense", {"sparse_indices": c([[0, 1], [2, 0]]), "output_shape": c([3, 2]),
+                                          "sparse_values": s(["a", "bc"]), "default_value": s("")})
 
 
 def gen_dynamic():
@@ -992,6 +994,9 @@ def gen_array_extra():
     case("broadcastargs_int64_empty", "BroadcastArgs", {"s0": c([], I64), "s1": c([5, 2], I64)})
     case("broadcastargs_zero", "BroadcastArgs", {"s0": c([0, 1]), "s1": c([1, 4])})
     case("broadcastargs_incompatible", "BroadcastArgs", {"s0": c([2, 3]), "s1": c([4])}, error=True)
+    case("broadcastargs_negative", "BroadcastArgs", {"s0": c([1, 6, -1]), "s1": c([3, 1, 1, 1])})
+    case("broadcastargs_negative_one", "BroadcastArgs", {"s0": c([-2, 1], I64), "s1": c([1, -3], I64)})
+    case("broadcastargs_negative_bad", "BroadcastArgs", {"s0": c([-1]), "s1": c([3])}, error=True)
     x = f(2, 3, 4)
     case("reversev2_last", "ReverseV2", {"tensor": x, "axis": c([-1])})
     case("reversev2_two_axes", "ReverseV2", {"tensor": x, "axis": c([0, 2], I64)})
@@ -1472,6 +1477,12 @@ def gen_sparse():
     case("sss_empty", "SparseSegmentSum", {"data": data, "indices": c([], I32), "segment_ids": c([], I32)})
     case("sss_unsorted", "SparseSegmentSum", {"data": data, "indices": c([0, 1]), "segment_ids": c([1, 0])}, error=True)
     case("sss_bad_index", "SparseSegmentSum", {"data": data, "indices": c([0, 5]), "segment_ids": c([0, 0])}, error=True)
+    case("sss_id_past_last", "SparseSegmentSum", {"data": data, "indices": c([0, 1, 2, 3]),
+                                                  "segment_ids": c([0, 1, 2, 0])}, error=True)
+    case("sss_negative_first", "SparseSegmentSum", {"data": data, "indices": c([0, 1, 2]),
+                                                    "segment_ids": c([-1, 0, 1])}, error=True)
+    case("sss_negative_last", "SparseSegmentSum", {"data": data, "indices": c([0, 1]),
+                                                   "segment_ids": c([0, -1])}, error=True)
     case("ssm_basic", "SparseSegmentMean", {"data": data, "indices": c([0, 1, 4, 2, 3]), "segment_ids": c([0, 0, 0, 2, 2])})
     case("ssm_1d", "SparseSegmentMean", {"data": f(6), "indices": c([5, 0]), "segment_ids": c([1, 1])})
     case("ssm_3d", "SparseSegmentMean", {"data": f(3, 2, 2), "indices": c([2, 1]), "segment_ids": c([0, 1])})
@@ -1484,6 +1495,8 @@ def gen_sparse():
                                                   "input_shape": c([3, 4], I64), "new_shape": c([-1], I64)})
     case("sparsereshape_bad", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
                                                 "new_shape": c([5, -1], I64)}, error=True)
+    case("sparsereshape_infer_with_zero", "SparseReshape", {"input_indices": ind, "input_shape": c([2, 3, 4], I64),
+                                                            "new_shape": c([-1, 0], I64)}, error=True)
     sind = c([[1, 0], [1, 3], [3, 1], [0, 2]], I64)
     case("sfer_float", "SparseFillEmptyRows", {"indices": sind, "values": f(4), "dense_shape": c([5, 4], I64),
                                                "default_value": c(-1.0, F32)})

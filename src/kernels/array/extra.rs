@@ -5,7 +5,6 @@
 
 use super::assemble::assemble;
 use super::{gather, gather_strided, int_scalar, int_vector, to_dim};
-use crate::kernels::broadcast::broadcast_shapes;
 use crate::kernels::num::{int_tensor, prod};
 use crate::ops::def::{ANY, FLOAT, INDEX};
 use crate::ops::{AttrDefault, AttrType, NodeAttrs, OpBuilder, Registry};
@@ -181,11 +180,21 @@ pub(super) fn broadcast_to(_: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[T
     )?))
 }
 
+/// TF's BCast on the shape vectors themselves: equal dims, or a 1 against anything (a negative
+/// dim included, as in TF).
 fn broadcast_args(a: &NodeAttrs, _: &mut KernelContext<'_>, inputs: &[Tensor]) -> Outputs {
-    let (s0, s1) = (dims_input(&inputs[0], "s0")?, dims_input(&inputs[1], "s1")?);
-    let r = broadcast_shapes(&s0, &s1)
-        .map_err(|_| invalid_argument(format!("Incompatible shapes: {s0:?} vs. {s1:?}")))?;
-    let v: Vec<i64> = r.iter().map(|&d| d as i64).collect();
+    let (s0, s1) = (int_vector(&inputs[0], "s0")?, int_vector(&inputs[1], "s1")?);
+    let rank = s0.len().max(s1.len());
+    let dim = |s: &[i64], k: usize| (k + s.len()).checked_sub(rank).map_or(1, |j| s[j]);
+    let v = (0..rank)
+        .map(|k| match (dim(&s0, k), dim(&s1, k)) {
+            (x, y) if x == y || y == 1 => Ok(x),
+            (1, y) => Ok(y),
+            _ => Err(invalid_argument(format!(
+                "Incompatible shapes: {s0:?} vs. {s1:?}"
+            ))),
+        })
+        .collect::<Result<Vec<i64>>>()?;
     Ok(crate::ops::one_output(int_tensor(
         a.dtype("T")?,
         &[v.len()],

@@ -42,6 +42,7 @@ pub fn register(reg: &mut Registry) {
     );
     reg.add(
         OpBuilder::new("SparseToDense", Simple(sparse_to_dense))
+            .strings_by_index()
             .input("sparse_indices", "Tindices")
             .input("output_shape", "Tindices")
             .input("sparse_values", "T")

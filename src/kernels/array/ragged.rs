@@ -161,10 +161,12 @@ fn check_splits(s: &[i64], rows: usize) -> Result<()> {
 
 fn ragged_range(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let mut nrows = None;
-    for t in i {
+    for (t, name) in i.iter().zip(["starts", "limits", "deltas"]) {
         if t.rank() > 1 {
-            return Err(bad("starts, limits and deltas must be scalars or vectors"));
+            return Err(bad(&format!("{name} must be a scalar or vector")));
         }
+    }
+    for t in i {
         if t.rank() == 1 {
             let n = t.dims()[0];
             if nrows.is_some_and(|m| m != n) {

@@ -62,29 +62,38 @@ fn segment(a: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Outputs {
     let (idx, ids) = (indices.to_i64_vec()?, seg.to_i64_vec()?);
     let rows = data.dims()[0];
     let inner = prod(&data.dims()[1..]);
-    let out_rows = ids.last().map_or(0, |&l| l + 1);
-    if out_rows < 0 {
+    // TF's checks in TF's order: the output's rows from the last id, then segment by segment
+    // (ids growing, each id in range, then its indices in range).
+    let out_rows = ids.last().map_or(0, |&l| l.saturating_add(1));
+    if out_rows < 0 || (!ids.is_empty() && out_rows == 0) {
         return Err(invalid_argument("segment ids must be >= 0"));
     }
-    for k in 0..ids.len() {
-        if k > 0 && ids[k] < ids[k - 1] {
+    let mut start = 0;
+    while start < ids.len() {
+        let id = ids[start];
+        let end = ids[start..]
+            .iter()
+            .position(|&x| x != id)
+            .map_or(ids.len(), |n| start + n);
+        if end < ids.len() && ids[end] < id {
             return Err(invalid_argument("segment ids are not increasing"));
         }
-        if ids[k] < 0 {
+        if id < 0 || id >= out_rows {
             return Err(invalid_argument(format!(
-                "segment ids must be >= 0, got {}",
-                ids[k]
+                "Segment id {id} out of range [0, {out_rows}), possibly because 'segment_ids' \
+                 input is not sorted."
             )));
         }
-        if idx[k] < 0 || idx[k] as u64 >= rows as u64 {
+        if let Some(k) = (start..end).find(|&k| idx[k] < 0 || idx[k] as u64 >= rows as u64) {
             return Err(invalid_argument(format!(
                 "Bad: indices[{k}] == {} out of range [0, {rows})",
                 idx[k]
             )));
         }
+        start = end;
     }
     let mut dims = data.dims().to_vec();
-    dims[0] = out_rows as usize;
+    dims[0] = super::to_dim(out_rows, "segment count")?;
     let shape = Shape::new(dims)?;
     let mean = a.op() == "SparseSegmentMean";
     fn run<T: Num>(
@@ -166,7 +175,13 @@ fn sparse_reshape(_: &NodeAttrs, _: &mut KernelContext<'_>, i: &[Tensor]) -> Out
         }
     }
     if let Some(k) = unknown {
-        if product == 0 || dense % product != 0 {
+        if product == 0 {
+            return Err(invalid_argument(
+                "reshape cannot infer the missing input size for an empty tensor unless all \
+                 specified input sizes are non-zero",
+            ));
+        }
+        if dense % product != 0 {
             return Err(invalid_argument(format!(
                 "Input to reshape is a SparseTensor with {dense} dense values, but the requested \
                  shape requires a multiple of {product}"

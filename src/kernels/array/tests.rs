@@ -307,3 +307,34 @@ fn random_specs_never_panic() {
         }
     }
 }
+
+/// TF's words and check order where TF.js's suite matches them (the fixtures check the class only).
+#[test]
+fn sparse_and_ragged_errors_in_tf_words() {
+    let data = t(&[4, 2], &[0.0f32; 8]);
+    let v = |x: &[i32]| t(&[x.len()], x);
+    let msg = |op: &str, inputs: Vec<Tensor>| run(op, &inputs, vec![]).unwrap_err().message.clone();
+    let seg = |ids: &[i32]| {
+        msg(
+            "SparseSegmentSum",
+            vec![data.clone(), v(&[0, 1, 2, 3]), v(ids)],
+        )
+    };
+    let sorted = "possibly because 'segment_ids' input is not sorted.";
+    assert!(seg(&[0, 1, 2, 0]).contains(&format!("Segment id 1 out of range [0, 1), {sorted}")));
+    assert!(seg(&[-1, 0, 1, 1]).contains(&format!("Segment id -1 out of range [0, 2), {sorted}")));
+    assert!(seg(&[0, 0, 0, -1]).ends_with("segment ids must be >= 0"));
+    assert!(seg(&[0, 2, 1, 3]).ends_with("segment ids are not increasing"));
+    let i64v = |x: &[i64]| t(&[x.len()], x);
+    let ind = t(&[1, 3], &[0i64, 0, 0]);
+    let reshape = msg("SparseReshape", vec![ind, i64v(&[2, 3, 4]), i64v(&[-1, 0])]);
+    assert!(reshape.contains("unless all specified input sizes are non-zero"));
+    let col = t(&[2, 1], &[0i32, 1]);
+    for (k, name) in ["starts", "limits", "deltas"].into_iter().enumerate() {
+        let mut ins = vec![v(&[0, 1]), v(&[2, 3]), v(&[1, 1])];
+        ins[k] = col.clone();
+        // Ranks are checked before lengths, as in TF.
+        ins[(k + 1) % 3] = v(&[1, 2, 3]);
+        assert!(msg("RaggedRange", ins).ends_with(&format!("{name} must be a scalar or vector")));
+    }
+}
