@@ -13,10 +13,11 @@ export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver)}"
 # output is removed as soon as no later stage needs it, and cargo keeps no incremental state. The
 # whole run then peaks at about 3 GB instead of about 8 GB.
 free_kb() { df -Pk . | awk 'NR==2 {print $4}'; }
+free_text() { df -h . | awk 'NR==2 {print $4}'; }
 prune="${EAGER_WASM_PRUNE:-0}"
 if [ "$prune" != 1 ] && [ "$(free_kb)" -lt $((20 * 1024 * 1024)) ]; then prune=1; fi
 if [ "$prune" = 1 ]; then export CARGO_INCREMENTAL=0; fi
-echo "disk: $(df -h . | awk 'NR==2 {print $4}') free; removing each stage's build output once unused: $([ "$prune" = 1 ] && echo yes || echo no)"
+echo "disk: $(free_text) free; removing each stage's build output once unused: $([ "$prune" = 1 ] && echo yes || echo no)"
 done_with() {
   if [ "$prune" = 1 ]; then rm -rf "$@"; fi
 }
@@ -73,7 +74,7 @@ stage "soak, shortened (native + Chromium)" npm run soak -- --quick
 stage "fuzz smoke (20 s per target)" bash scripts/fuzz.sh 20
 
 echo
-echo "disk: $(df -h . | awk 'NR==2 {print $4}') free at the end"
+echo "disk: $(free_text) free at the end"
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'failed stage: %s\n' "${failed[@]}"
 fi
