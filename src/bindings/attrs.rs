@@ -170,3 +170,268 @@ fn guess(v: &JsValue) -> AttrValue {
         AttrValue::ListInt(Vec::new())
     }
 }
+
+/// What `WasmContext::executeEncoded` returns when the encoded attrs did not convert (nothing ran).
+pub const NOT_DECODED: u32 = u32::MAX;
+
+/// Attrs as js/attrs-encode.js writes them: per attr, its name then its value. A name or string is
+/// a u32 length and ASCII bytes; a value is a tag byte (0 false, 1 true, 2 number: f64, 3 string,
+/// 4 null, 5 list: u32 count then values, nested at most twice), all little-endian. Converted for
+/// `def` as `convert` converts the object (same values, same guesses for undeclared names), or
+/// `None` if anything does not decode or convert: the caller then passes the object, and `convert`
+/// reports what is wrong.
+pub fn decode_encoded(def: &OpDef, bytes: &[u8]) -> Option<Vec<(Cow<'static, str>, AttrValue)>> {
+    let mut r = Reader(bytes);
+    let mut out = Vec::new();
+    while !r.0.is_empty() {
+        let name = r.str()?;
+        let value = r.lit(0)?;
+        out.push(match def.attrs.iter().find(|a| a.name.as_bytes() == name) {
+            Some(spec) => (Cow::Borrowed(spec.name), value.convert(spec.ty)?),
+            None => (
+                Cow::Owned(String::from_utf8(name.to_vec()).ok()?),
+                value.guess(),
+            ),
+        });
+    }
+    Some(out)
+}
+
+/// One decoded JS value.
+enum Lit<'a> {
+    Bool(bool),
+    Num(f64),
+    Str(&'a [u8]),
+    Null,
+    List(Vec<Lit<'a>>),
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.0.len() {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn len(&mut self) -> Option<usize> {
+        let b = self.take(4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    }
+
+    fn str(&mut self) -> Option<&'a [u8]> {
+        let n = self.len()?;
+        self.take(n)
+    }
+
+    fn lit(&mut self, depth: u32) -> Option<Lit<'a>> {
+        Some(match self.take(1)?[0] {
+            0 => Lit::Bool(false),
+            1 => Lit::Bool(true),
+            2 => {
+                let b = self.take(8)?;
+                Lit::Num(f64::from_le_bytes(b.try_into().ok()?))
+            }
+            3 => Lit::Str(self.str()?),
+            4 => Lit::Null,
+            5 if depth < 2 => {
+                let n = self.len()?;
+                // Every value takes at least a byte: a count beyond the rest is malformed.
+                if n > self.0.len() {
+                    return None;
+                }
+                let mut items = Vec::with_capacity(n);
+                for _ in 0..n {
+                    items.push(self.lit(depth + 1)?);
+                }
+                Lit::List(items)
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl<'a> Lit<'a> {
+    /// `int`: a whole number within JS's safe integers.
+    fn int(&self) -> Option<i64> {
+        match *self {
+            Lit::Num(f) if f.fract() == 0.0 && f.abs() <= 9.007_199_254_740_991e15 => {
+                Some(f as i64)
+            }
+            _ => None,
+        }
+    }
+
+    fn num(&self) -> Option<f64> {
+        match *self {
+            Lit::Num(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    fn bool(&self) -> Option<bool> {
+        match *self {
+            Lit::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    fn bytes(&self) -> Option<Vec<u8>> {
+        match *self {
+            Lit::Str(s) => Some(s.to_vec()),
+            _ => None,
+        }
+    }
+
+    fn dtype(&self) -> Option<DType> {
+        match *self {
+            Lit::Str(s) => DType::parse(std::str::from_utf8(s).ok()?).ok(),
+            _ => None,
+        }
+    }
+
+    /// `shape`: null (unknown rank) or whole dims of at least -1.
+    fn shape(&self) -> Option<ShapeAttr> {
+        match self {
+            Lit::Null => Some(None),
+            Lit::List(dims) => {
+                let dims = dims.iter().map(Lit::int).collect::<Option<Vec<i64>>>()?;
+                dims.iter().all(|&d| d >= -1).then_some(Some(dims))
+            }
+            _ => None,
+        }
+    }
+
+    fn list<T>(&self, f: impl Fn(&Lit<'a>) -> Option<T>) -> Option<Vec<T>> {
+        match self {
+            Lit::List(items) => items.iter().map(f).collect(),
+            _ => None,
+        }
+    }
+
+    fn convert(&self, ty: AttrType) -> Option<AttrValue> {
+        Some(match ty {
+            AttrType::Type => AttrValue::Type(self.dtype()?),
+            AttrType::Int => AttrValue::Int(self.int()?),
+            AttrType::Float => AttrValue::Float(self.num()? as f32),
+            AttrType::Bool => AttrValue::Bool(self.bool()?),
+            AttrType::String => AttrValue::Str(self.bytes()?),
+            AttrType::Func => AttrValue::Func(String::from_utf8(self.bytes()?).ok()?),
+            AttrType::Shape => AttrValue::Shape(self.shape()?),
+            // Tensors are never encoded: they go as the object.
+            AttrType::Tensor => return None,
+            AttrType::ListType => AttrValue::ListType(self.list(Lit::dtype)?),
+            AttrType::ListInt => AttrValue::ListInt(self.list(Lit::int)?),
+            AttrType::ListFloat => AttrValue::ListFloat(self.list(|x| Some(x.num()? as f32))?),
+            AttrType::ListBool => AttrValue::ListBool(self.list(Lit::bool)?),
+            AttrType::ListString => AttrValue::ListStr(self.list(Lit::bytes)?),
+            AttrType::ListShape => AttrValue::ListShape(self.list(Lit::shape)?),
+        })
+    }
+
+    /// `guess`, for names the op does not declare.
+    fn guess(&self) -> AttrValue {
+        match *self {
+            Lit::Bool(b) => AttrValue::Bool(b),
+            Lit::Num(f) => AttrValue::Float(f as f32),
+            Lit::Str(s) => AttrValue::Str(s.to_vec()),
+            Lit::Null | Lit::List(_) => AttrValue::ListInt(Vec::new()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
+
+    fn text(out: &mut Vec<u8>, s: &str) {
+        out.extend((s.len() as u32).to_le_bytes());
+        out.extend(s.as_bytes());
+    }
+
+    fn num(out: &mut Vec<u8>, x: f64) {
+        out.push(2);
+        out.extend(x.to_le_bytes());
+    }
+
+    fn conv2d() -> &'static OpDef {
+        crate::registry::registry().get("Conv2D").unwrap()
+    }
+
+    fn strides(out: &mut Vec<u8>, dims: &[f64]) {
+        text(out, "strides");
+        out.push(5);
+        out.extend((dims.len() as u32).to_le_bytes());
+        for &d in dims {
+            num(out, d);
+        }
+    }
+
+    #[wasm_bindgen_test]
+    fn encoded_attrs_convert_as_the_op_declares() {
+        let mut b = Vec::new();
+        strides(&mut b, &[1.0, 2.0, 2.0, 1.0]);
+        text(&mut b, "padding");
+        b.push(3);
+        text(&mut b, "SAME");
+        text(&mut b, "use_cudnn_on_gpu");
+        b.push(1);
+        text(&mut b, "not_declared");
+        num(&mut b, 0.5);
+        let got = decode_encoded(conv2d(), &b).unwrap();
+        let names: Vec<&str> = got.iter().map(|(n, _)| n.as_ref()).collect();
+        assert_eq!(
+            names,
+            ["strides", "padding", "use_cudnn_on_gpu", "not_declared"]
+        );
+        assert!(matches!(&got[0].1, AttrValue::ListInt(v) if v == &[1, 2, 2, 1]));
+        assert!(matches!(&got[1].1, AttrValue::Str(v) if v == b"SAME"));
+        assert!(matches!(got[2].1, AttrValue::Bool(true)));
+        assert!(matches!(got[3].1, AttrValue::Float(f) if f == 0.5));
+        // Every prefix decodes or is refused; none panics.
+        for n in 0..b.len() {
+            let _ = decode_encoded(conv2d(), &b[..n]);
+        }
+    }
+
+    #[wasm_bindgen_test]
+    fn values_that_do_not_convert_are_left_to_the_object_path() {
+        let refused = |b: Vec<u8>| assert!(decode_encoded(conv2d(), &b).is_none());
+        // A fraction where an integer is declared, and a NaN.
+        let mut b = Vec::new();
+        strides(&mut b, &[1.0, 1.5, 1.0, 1.0]);
+        refused(b);
+        let mut b = Vec::new();
+        strides(&mut b, &[1.0, f64::NAN, 1.0, 1.0]);
+        refused(b);
+        // A string where a list is declared; an unknown tag; a count beyond the bytes.
+        let mut b = Vec::new();
+        text(&mut b, "strides");
+        b.push(3);
+        text(&mut b, "1");
+        refused(b);
+        let mut b = Vec::new();
+        text(&mut b, "padding");
+        b.push(9);
+        refused(b);
+        let mut b = Vec::new();
+        text(&mut b, "strides");
+        b.push(5);
+        b.extend(u32::MAX.to_le_bytes());
+        refused(b);
+        // Lists nested three deep.
+        let mut b = Vec::new();
+        text(&mut b, "strides");
+        for _ in 0..3 {
+            b.push(5);
+            b.extend(1u32.to_le_bytes());
+        }
+        num(&mut b, 1.0);
+        refused(b);
+    }
+}

@@ -1,7 +1,7 @@
 //! Weight bytes to tensors: where the bytes come from, little-endian decoding, dequantization.
 
 use crate::status::{invalid_argument, Result};
-use crate::tensor::{try_with_capacity, DType, Data, C64};
+use crate::tensor::{flush_denormal, try_with_capacity, DType, Data, C64};
 
 /// The concatenated weight shards. Read weight by weight, so a source outside the Rust heap (a JS
 /// ArrayBuffer) is never copied in whole: peak memory stays one copy of the weights.
@@ -135,27 +135,19 @@ pub fn decode_le(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
     })
 }
 
-/// `decode_le` for a model weight: float32 denormals become zeros of their sign. TF's CPU executor
-/// runs every op with denormals flushed to zero and read as zero (`ScopedFlushDenormal`,
-/// tensorflow/core/platform/denormal.h), so TF computes with these weights as zeros; wasm cannot
-/// set those modes, and an x86 core takes ~100 cycles for each operation on a denormal operand.
-/// Trained models carry them (a dead channel, BatchNorm folded into the conv before it): one
-/// output channel of denormal filter weights made a 3x3 32 -> 32 conv 13x slower (2.6 -> 34.7 ms,
+/// `decode_le` for a model weight, with float32 denormals flushed (`flush_denormal`): one output
+/// channel of denormal filter weights made a 3x3 32 -> 32 conv 13x slower (2.6 -> 34.7 ms,
 /// native). Flushed while decoding: no extra pass over the weights.
 pub fn decode_weight(dtype: DType, bytes: &[u8], n: usize) -> Result<Data> {
     if dtype != DType::Float32 || bytes.len() != n.saturating_mul(4) {
         return decode_le(dtype, bytes, n);
     }
     let mut v = try_with_capacity::<f32>(n)?;
-    v.extend(bytes.chunks_exact(4).map(|c| {
-        let b = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        // Exponent bits all zero: zero or denormal; either way the signed zero.
-        f32::from_bits(if b & 0x7f80_0000 == 0 {
-            b & 0x8000_0000
-        } else {
-            b
-        })
-    }));
+    v.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|c| flush_denormal(f32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
+    );
     Ok(Data::F32(v))
 }
 

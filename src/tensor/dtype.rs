@@ -103,3 +103,20 @@ impl std::fmt::Display for DType {
         f.write_str(self.name())
     }
 }
+
+/// `x`, or the zero of its sign if it is a float32 denormal. TF's CPU executor runs every op with
+/// denormals flushed to zero and read as zero (`ScopedFlushDenormal`,
+/// tensorflow/core/platform/denormal.h); wasm cannot set those modes, and an x86 core takes ~100
+/// cycles for each operation on a denormal operand. Trained weights carry them (a dead channel,
+/// BatchNorm folded into the conv before it): flushing weights once, where they are decoded or
+/// packed, computes as TF does at full speed.
+#[inline]
+pub fn flush_denormal(x: f32) -> f32 {
+    let b = x.to_bits();
+    // Exponent bits all zero: zero or denormal; either way the signed zero.
+    if b & 0x7f80_0000 == 0 {
+        f32::from_bits(b & 0x8000_0000)
+    } else {
+        x
+    }
+}

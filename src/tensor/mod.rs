@@ -7,7 +7,7 @@ mod packed;
 mod shape;
 mod strings;
 
-pub use dtype::DType;
+pub use dtype::{flush_denormal, DType};
 pub use handle::ResourceHandle;
 pub use packed::{live_packed, Packed, PackedLayout};
 pub use shape::{Shape, MAX_ELEMENTS};

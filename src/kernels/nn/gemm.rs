@@ -9,7 +9,7 @@ use super::epilogue::RowEpilogue;
 use super::simd::{load_at, BiasClamp, F4};
 use crate::parallel;
 use crate::status::{internal, invalid_argument, Result};
-use crate::tensor::{try_alloc, Packed, PackedLayout, Tensor};
+use crate::tensor::{flush_denormal, try_alloc, Packed, PackedLayout, Tensor};
 use core::mem::MaybeUninit;
 use std::borrow::Cow;
 
@@ -133,7 +133,9 @@ pub fn panel_layout(rows: usize, cols: usize, transposed: bool) -> PackedLayout 
 
 /// Packs the float tensor `t`, as the B operand `op(t)` of `rows x cols`, into the panels every
 /// product would otherwise pack per call, and attaches them to its buffer. False when there is
-/// nothing to pack or the buffer already holds a copy.
+/// nothing to pack or the buffer already holds a copy. Denormals are flushed in the panels, as a
+/// model's weights are at load (`flush_denormal`): weights written from JS (the TF.js backend's)
+/// compute as TF computes them, at full speed.
 pub fn pack_weight(t: &Tensor, rows: usize, cols: usize, transposed: bool) -> Result<bool> {
     if rows == 0 || cols == 0 || t.packed().is_some() {
         return Ok(false);
@@ -145,6 +147,9 @@ pub fn pack_weight(t: &Tensor, rows: usize, cols: usize, transposed: bool) -> Re
         .ok_or_else(|| invalid_argument("weight too large to pack"))?;
     let mut panels = try_alloc::<f32>(len)?;
     pack_b(&b, 0, rows, 0, cols, &mut panels);
+    for v in panels.iter_mut() {
+        *v = flush_denormal(*v);
+    }
     Ok(t.attach_packed(Packed::new(panel_layout(rows, cols, transposed), panels)))
 }
 
@@ -644,23 +649,16 @@ fn store_partial_tile(
 /// its columns are.
 fn skinny(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>) -> Result<()> {
     let (k, n) = (a.cols, b.cols);
+    let mut arow = Vec::new();
     for (i, out) in c.chunks_exact_mut(n).enumerate() {
+        arow.clear();
+        match a.row(i) {
+            Some(r) => arow.extend_from_slice(r),
+            None => arow.extend((0..k).map(|p| a.at(i, p))),
+        }
         if b.cs == 1 {
-            out.fill(0.0);
-            for p in 0..k {
-                let s = a.at(i, p);
-                let row = b
-                    .row(p)
-                    .ok_or_else(|| internal("gemm row view out of range"))?;
-                for (o, &x) in out.iter_mut().zip(row) {
-                    *o += s * x;
-                }
-            }
+            vec_times_rows(&arow, &b, out)?;
         } else {
-            let arow: Vec<f32> = match a.row(i) {
-                Some(r) => r.to_vec(),
-                None => (0..k).map(|p| a.at(i, p)).collect(),
-            };
             for (j, o) in out.iter_mut().enumerate() {
                 let col = b
                     .col(j)
@@ -669,6 +667,58 @@ fn skinny(a: MatRef<'_>, b: MatRef<'_>, c: &mut [f32], epilogue: Epilogue<'_>) -
             }
         }
         epilogue(i, 0, out);
+    }
+    Ok(())
+}
+
+/// `out = x * B` for row-major B (`b.cs == 1`): column blocks of 32, then 4, then 1, each summed
+/// over all of B's rows in registers (a block of 32 is 8 vectors, half of x86's 16). Each output
+/// is summed in row order, one product at a time, as a plain loop over rows would.
+fn vec_times_rows(x: &[f32], b: &MatRef<'_>, out: &mut [f32]) -> Result<()> {
+    let n = out.len();
+    let wide = n - n % 32;
+    let narrow = n - n % 4;
+    for j0 in (0..wide).step_by(32) {
+        column_block::<8>(x, b, j0, &mut out[j0..j0 + 32])?;
+    }
+    for j0 in (wide..narrow).step_by(4) {
+        column_block::<1>(x, b, j0, &mut out[j0..j0 + 4])?;
+    }
+    for (j, o) in out.iter_mut().enumerate().skip(narrow) {
+        *o = 0.0;
+        for (p, &s) in x.iter().enumerate() {
+            *o += s * b.data.get(p * b.rs + j).copied().unwrap_or(0.0);
+        }
+    }
+    Ok(())
+}
+
+/// `out` (4*V columns from `j0`) = x * B's columns `j0..j0 + 4V`, V vectors held in registers.
+#[inline(always)]
+fn column_block<const V: usize>(
+    x: &[f32],
+    b: &MatRef<'_>,
+    j0: usize,
+    out: &mut [f32],
+) -> Result<()> {
+    let mut acc = [F4::splat(0.0); V];
+    for (p, &s) in x.iter().enumerate() {
+        let at = p * b.rs + j0;
+        let row = b
+            .data
+            .get(at..at + 4 * V)
+            .ok_or_else(|| internal("gemm row view out of range"))?;
+        let s = F4::splat(s);
+        for (acc, lanes) in acc.iter_mut().zip(row.chunks_exact(4)) {
+            if let Ok(lanes) = <&[f32; 4]>::try_from(lanes) {
+                *acc = F4::load(lanes).mul_add(s, *acc);
+            }
+        }
+    }
+    for (acc, d) in acc.iter().zip(out.chunks_exact_mut(4)) {
+        if let Ok(d) = <&mut [f32; 4]>::try_from(d) {
+            acc.store(d);
+        }
     }
     Ok(())
 }
@@ -896,6 +946,9 @@ mod tests {
             (4, 0, 8),
             (7, 16, 20),
             (36, 72, 32),
+            // Fewer rows than MR: `skinny`, with column blocks of 32, 4 and 1.
+            (1, 50, 77),
+            (3, 40, 36),
             // The direct path's depth limit and one past it (packed path).
             (9, KD, 13),
             (6, KD + 1, 10),
@@ -968,6 +1021,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn packed_weights_read_denormals_as_zero() {
+        let (k, n) = (3, 9);
+        let mut w: Vec<f32> = fill(k * n, 5);
+        w[0] = 1e-40;
+        w[10] = -1e-41;
+        let shape = crate::tensor::Shape::new(vec![k, n]).unwrap();
+        let t = crate::tensor::Tensor::from_vec(shape, w).unwrap();
+        assert!(pack_weight(&t, k, n, false).unwrap());
+        let panels = t.packed().unwrap().data();
+        assert!(panels.iter().all(|v| !v.is_subnormal()));
+        let zeros = panels.iter().filter(|v| **v == 0.0).count();
+        assert!(zeros >= 2, "the two denormals read as zeros");
+        // The original tensor is untouched: only the product's copy is flushed.
+        assert_eq!(t.f32s().unwrap()[0], 1e-40);
     }
 
     #[test]
