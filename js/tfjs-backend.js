@@ -5,7 +5,7 @@
 // String tensors are runtime string tensors (TF.js passes and reads their elements as
 // Uint8Array[]); complex64 data is interleaved real and imaginary parts, as TF.js reads it.
 
-import { DataStorage, KernelBackend, engine } from '@tensorflow/tfjs-core';
+import { DataStorage, KernelBackend, engine, util } from '@tensorflow/tfjs-core';
 import { EagerContext } from './context.js';
 import { tensorMarkWeight } from './eager_wasm.js';
 import { EagerError, STACK_OP, callWasm } from './errors.js';
@@ -14,11 +14,14 @@ import { opIdOf } from './ops.js';
 
 /** The dtypes a TF.js tensor can have, all held by the runtime. */
 const HELD = new Set(['float32', 'int32', 'bool', 'complex64', 'string']);
-const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
 let nextDataId = 0;
 const EMPTY_BYTES = new Uint8Array(0);
+
+/** What the backend keeps per dataId: the runtime tensor `t` (or, for a dtype the runtime does not
+ * hold, the JS `values`), reshaped views of it, and for string data the indices TF.js left unset. */
+const newEntry = (t, shape, dtype, refCount) => ({ t, values: null, shape: shape.slice(), dtype, refCount, views: null, unset: null });
 /** Most constants the backend keeps (see `constants`). */
 const CONSTANTS_KEPT = 256;
 
@@ -53,7 +56,7 @@ export class EagerWasmBackend extends KernelBackend {
   }
 
   move(dataId, values, shape, dtype, refCount) {
-    const entry = { t: null, values: null, shape: shape.slice(), dtype, refCount, views: null, unset: null };
+    const entry = newEntry(null, shape, dtype, refCount);
     if (HELD.has(dtype)) {
       // A tf.buffer of strings leaves unset elements out: kernels read them as '', and reading
       // this data back gives them unset again (holes), as TF.js's CPU backend does.
@@ -62,7 +65,7 @@ export class EagerWasmBackend extends KernelBackend {
         values = Array.from(values, (v, i) => (v == null ? (unset.push(i), EMPTY_BYTES) : v));
         if (unset.length > 0) entry.unset = unset;
       }
-      entry.t = this.context.tensor(values ?? zerosOf(dtype, sizeOf(shape)), shape, dtype);
+      entry.t = this.context.tensor(values ?? zerosOf(dtype, util.sizeFromShape(shape)), shape, dtype);
       // Data written from JS is what TF.js apps hold as weights (a loaded model's, a layer's):
       // a matrix product or convolution that reads it as its weight operand packs it once.
       if (dtype === 'float32') {
@@ -232,7 +235,7 @@ export class EagerWasmBackend extends KernelBackend {
       t = c;
     }
     const dataId = { id: nextDataId++ };
-    const entry = { t, values: null, shape: t.shape.slice(), dtype: t.dtype, refCount: 1, views: null, unset: null };
+    const entry = newEntry(t, t.shape, t.dtype, 1);
     this.data.set(dataId, entry);
     this.entries.add(entry);
     return { dataId, shape: t.shape.slice(), dtype: t.dtype };

@@ -10,7 +10,6 @@ import { EagerError } from './errors.js';
 export const KERNELS = new Map();
 
 const def = (name, fn) => KERNELS.set(name, fn);
-const sizeOf = (shape) => shape.reduce((a, b) => a * b, 1);
 const unimplemented = (what) => new EagerError('Unimplemented', `eager-wasm: ${what}`);
 
 /** An InvalidArgument in TF.js's own words, passed on as it is (see asTfjsError in tfjs.js). */
@@ -459,11 +458,11 @@ function paddedPool(backend, op, x, ksize, strides, pads) {
   if (op.startsWith('MaxPool')) return backend.run1(op, [padSpatial(backend, xt, pads, lowest(backend, x.dtype))], valid);
   const sum = temp(backend, op, [padSpatial(backend, xt, pads, backend.scalar(0))], valid);
   const onesShape = [1, ...x.shape.slice(1, -1), 1];
-  const ones = backend.context.tensor(new Float32Array(sizeOf(onesShape)).fill(1), onesShape, 'float32');
+  const ones = backend.context.tensor(new Float32Array(util.sizeFromShape(onesShape)).fill(1), onesShape, 'float32');
   backend.scratch.push(ones);
   // The in-bounds fraction of each window (AvgPool of ones).
   let count = temp(backend, op, [padSpatial(backend, ones, pads, backend.scalar(0))], valid);
-  if (pads.length === 3) count = temp(backend, 'Maximum', [count, backend.scalar(1 / sizeOf(ksize))]);
+  if (pads.length === 3) count = temp(backend, 'Maximum', [count, backend.scalar(1 / util.sizeFromShape(ksize))]);
   return backend.run1('RealDiv', [sum, count]);
 }
 
@@ -504,7 +503,7 @@ for (const op of ['MaxPool', 'AvgPool']) {
     if (info.filterHeight === 1 && info.filterWidth === 1 && util.arraysEqual(info.inShape, info.outShape)) {
       return backend.run1('Identity', [x]);
     }
-    if (sizeOf(info.outShape) === 0) return backend.makeOutput(null, info.outShape, x.dtype);
+    if (util.sizeFromShape(info.outShape) === 0) return backend.makeOutput(null, info.outShape, x.dtype);
     const pads = spatialPads(info);
     const padding = tfPadding(attrs, pads);
     if (padding !== null) return backend.run1(op, [x], { ksize, strides, padding });
@@ -546,7 +545,7 @@ function pool3(attrs, xShape) {
 for (const op of ['MaxPool3D', 'AvgPool3D']) {
   def(op, ({ inputs: { x }, attrs, backend }) => {
     const { ksize, strides, info, pads, padding } = pool3(attrs, x.shape);
-    if (sizeOf(info.outShape) === 0) return backend.makeOutput(null, info.outShape, x.dtype);
+    if (util.sizeFromShape(info.outShape) === 0) return backend.makeOutput(null, info.outShape, x.dtype);
     if (padding !== null) return backend.run1(op, [x], { ksize, strides, padding });
     return paddedPool(backend, op, x, ksize, strides, pads);
   });
