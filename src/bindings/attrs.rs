@@ -12,7 +12,11 @@ use js_sys::{Array, Object, Reflect, Uint8Array};
 use std::borrow::Cow;
 use wasm_bindgen::{JsCast, JsValue};
 
-/// All attrs of a plain object, converted for `def`.
+/// All attrs of a plain object, converted for `def`. The JS API encodes plain attrs
+/// (`decode_encoded`), so this runs for what the encoding leaves out (tensor values, non-ASCII
+/// strings) and for attrs that do not convert: kept out of line so that the split build can leave
+/// it in the on-demand part.
+#[inline(never)]
 pub fn convert(
     def: &OpDef,
     attrs: &JsValue,
