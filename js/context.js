@@ -1,7 +1,6 @@
 // EagerContext: tensors, execute, tidy, model loading, cache options and the memory report.
 
 import { WasmContext, scopeBegin, scopeEnd, weightPaths } from './eager_wasm.js';
-import { encodeAttrs } from './attrs-encode.js';
 import { ensureColdCodeFor, modelNeedsColdCode, loadColdCodeAsync } from './cold-code.js';
 import { EagerError, STACK_OP, callWasm, ensureStack, toEagerError } from './errors.js';
 import { concat, fetchBytes, inMemoryWeights, resolveUrl, shardUrl, utf8 } from './fetch.js';
@@ -13,9 +12,6 @@ import { fromPixels } from './pixels.js';
 import { ensureInit, wasmFeatures } from './runtime.js';
 import { plainCopy, invalid, messageOf } from './snapshot.js';
 import { Tensor, handleOf, tensorValues } from './tensor.js';
-
-/** What executeEncoded returns when the encoded attrs did not convert (u32::MAX; nothing ran). */
-const NOT_DECODED = 0xffffffff;
 
 const NONE = [];
 /** Most inputs one op takes (a Proxy can claim any length). */
@@ -192,15 +188,7 @@ export class EagerContext {
     const n = writeHandles(inputs, op);
     ensureStack(STACK_OP, op);
     try {
-      if (plain === null) return this._w.executeNoAttrs(id, n);
-      const bytes = encodeAttrs(plain);
-      if (bytes !== null) {
-        const r = this._w.executeEncoded(id, n, bytes);
-        if (r !== NOT_DECODED) return r;
-      }
-      // Values the encoding leaves out, or that did not convert: the object path reads them
-      // (and says what is wrong).
-      return this._w.execute(id, n, plain);
+      return plain === null ? this._w.executeNoAttrs(id, n) : this._w.execute(id, n, plain);
     } catch (e) {
       throw toEagerError(e);
     }

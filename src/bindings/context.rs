@@ -104,19 +104,6 @@ impl WasmContext {
     pub fn execute_no_attrs(&self, op: u32, n_inputs: u32) -> JsResult<u32> {
         self.run(op, n_inputs, None)
     }
-
-    /// `execute` with the attrs encoded by the JS side (`attrs::decode_encoded`): read from wasm
-    /// memory instead of a JS object property by property. Returns `attrs::NOT_DECODED`, having
-    /// run nothing, when a value does not convert; the caller then passes the object to `execute`,
-    /// which reports what is wrong with it.
-    #[wasm_bindgen(js_name = executeEncoded)]
-    pub fn execute_encoded(&self, op: u32, n_inputs: u32, attrs: &[u8]) -> JsResult<u32> {
-        let def = op_def(op).map_err(js)?;
-        match attrs::decode_encoded(def, attrs) {
-            Some(attrs) => self.run_with(def, n_inputs, Attrs::Decoded(attrs)),
-            None => Ok(attrs::NOT_DECODED),
-        }
-    }
     /// A tensor from a typed array and the `rank` dims in io (`complex`: a Float32Array of
     /// interleaved (re, im) pairs made complex64); returns its handle.
     pub fn tensor(&self, values: &JsValue, rank: u32, complex: bool) -> JsResult<f64> {
@@ -219,21 +206,14 @@ impl WasmContext {
 impl WasmContext {
     fn run(&self, op: u32, n_inputs: u32, attrs: Option<&JsValue>) -> JsResult<u32> {
         let def = op_def(op).map_err(js)?;
-        self.run_with(def, n_inputs, Attrs::Js(attrs))
-    }
-
-    fn run_with(&self, def: &'static OpDef, n_inputs: u32, attrs: Attrs<'_>) -> JsResult<u32> {
         headroom().map_err(js)?;
         let id = self.state.id;
         let mut inputs = INPUTS.with(|i| std::mem::take(&mut *i.borrow_mut()));
         let result = (|| {
             gather(id, n_inputs, &mut inputs)?;
-            // Converted after the inputs are checked, so that errors come in the same order
-            // whichever way the attrs were passed.
-            let attrs = match attrs {
-                Attrs::Js(None) => Vec::new(),
-                Attrs::Js(Some(a)) => attrs::convert(def, a, id)?,
-                Attrs::Decoded(a) => a,
+            let attrs: Vec<(Cow<'static, str>, AttrValue)> = match attrs {
+                None => Vec::new(),
+                Some(a) => attrs::convert(def, a, id)?,
             };
             self.state.with(|c| c.execute_op(def, &inputs, attrs))
         })();
@@ -246,12 +226,6 @@ impl WasmContext {
         INPUTS.with(|i| *i.borrow_mut() = inputs);
         emit(id, result.map_err(js)?).map_err(js)
     }
-}
-
-/// An op's attrs as the JS side passed them: a JS object (or none), or already decoded.
-enum Attrs<'a> {
-    Js(Option<&'a JsValue>),
-    Decoded(Vec<(Cow<'static, str>, AttrValue)>),
 }
 
 fn get(o: &JsValue, k: &str) -> JsValue {
