@@ -3,7 +3,7 @@
 // lives in the runtime's worker loop (src/parallel.rs), which never returns: the worker sleeps in
 // `memory.atomic.wait32` between jobs and is ended with its page (or unref'd, in Node).
 
-import { initSync, threadWorkerLoop } from './eager_wasm_threads.js';
+import { initSync, threadWorkerLoop, threadWorkerTrapped } from './eager_wasm_threads.js';
 
 function start({ module, memory }, post) {
   try {
@@ -13,7 +13,15 @@ function start({ module, memory }, post) {
     return;
   }
   post({ ready: true });
-  threadWorkerLoop();
+  try {
+    threadWorkerLoop();
+  } catch (e) {
+    // The loop never returns: this is a trap in a task (a bug). The op's caller is waiting for
+    // that task; tell the pool, so that the op fails and later ops run without this worker.
+    // Not rethrown: in Node a worker's uncaught error would take the process down with it.
+    threadWorkerTrapped();
+    console.error('eager-wasm: a worker thread trapped (a bug, please report it):', e);
+  }
 }
 
 if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope) {

@@ -39,13 +39,19 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 static GRAIN_DIVISOR: AtomicUsize = AtomicUsize::new(1);
 /// Natively, a task panicked (the caller re-raises it).
 static PANICKED: AtomicBool = AtomicBool::new(false);
+/// A worker trapped (a bug; see `worker_trapped`): the pool is down to the calling thread.
+static TRAPPED: AtomicBool = AtomicBool::new(false);
 
 const CLOSED: usize = usize::MAX / 2;
 
 /// Threads a job may use (the caller included).
 #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 pub fn threads() -> usize {
-    THREADS.load(SeqCst)
+    if TRAPPED.load(SeqCst) {
+        1
+    } else {
+        THREADS.load(SeqCst)
+    }
 }
 
 /// A single-threaded wasm build has no workers: a constant, so that the parallel paths compile
@@ -99,7 +105,13 @@ pub fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
     take_tasks();
     // The caller may not sleep (a browser's main thread cannot): it spins until the tasks other
     // threads took are done, then closes the job and waits for every worker to have left it.
+    // A trapped worker never finishes the task it took: the job then ends unfinished.
+    let mut lost = false;
     while DONE.load(SeqCst) < tasks {
+        if TRAPPED.load(SeqCst) {
+            lost = true;
+            break;
+        }
         std::hint::spin_loop();
     }
     NEXT.store(CLOSED, SeqCst);
@@ -108,9 +120,24 @@ pub fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
     }
     JOB.store(0, SeqCst);
     BUSY.store(false, SeqCst);
+    if lost {
+        // Its output is incomplete: fail the op (on wasm, panic = abort traps, and JS reports an
+        // internal error) rather than return it or spin for good.
+        panic!("a worker thread trapped during a parallel kernel");
+    }
     if PANICKED.swap(false, SeqCst) {
         panic!("a parallel task panicked");
     }
+}
+
+/// Called (from JS, by `js/thread-worker.js`) when a worker's wasm trapped, which is a bug: kernels
+/// validate before they can panic. The task it was running never finishes and it never leaves its
+/// job, so the job's caller stops waiting for it (and fails the op), and every later job runs on
+/// the calling thread alone. A worker runs wasm only inside a job's tasks, so it was counted active.
+pub fn worker_trapped() {
+    // Not active any more, before the caller can see the trap and wait for the active ones.
+    ACTIVE.fetch_sub(1, SeqCst);
+    TRAPPED.store(true, SeqCst);
 }
 
 /// Takes and runs tasks of the current job until none is left.

@@ -18,6 +18,13 @@ pub fn thread_worker_loop() {
     }
 }
 
+/// Called by a worker whose wasm trapped (`parallel::worker_trapped`): the op that was running
+/// fails instead of waiting for it for good, and later ops run on the calling thread.
+#[wasm_bindgen(js_name = threadWorkerTrapped)]
+pub fn thread_worker_trapped() {
+    crate::parallel::worker_trapped();
+}
+
 /// Sets the number of workers jobs are cut for (0: the calling thread alone). Only a threaded
 /// build has workers: elsewhere the count stays 0.
 #[wasm_bindgen(js_name = setThreadWorkers)]
