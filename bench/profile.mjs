@@ -3,7 +3,7 @@
 // `model.profile()` on TF's reference input, kernels cached, the median over runs (11) of each op
 // type's total. Node only; needs `npm run build`.
 //
-// Then the model-path check (issue 33): every node that runs an op, timed alone through
+// Then the model-path check: every node that runs an op, timed alone through
 // `ctx.execute` with the same op, attrs (as profile() reports them, after the load-time fusion)
 // and input shapes and dtypes: float32 inputs fresh values in [-1, 1) (never denormal), the
 // others the model's own (shapes, axes, indices: fetched with `model.execute`). A node more than

@@ -237,7 +237,7 @@ for (const r of results) {
   console.log(textTable(r, sizes));
   console.log('\nRatios: peer time / eager-wasm time (> 1: eager-wasm faster); size: peer bytes / eager-wasm bytes.');
   console.log(checkSummary(r) + ` Load average: ${r.env.load.before.toFixed(2)} before, ${r.env.load.after.toFixed(2)} after.`);
-  console.log('Targets (issues 6 and 18):');
+  console.log('Targets:');
   console.log(targetsText(targets[r.env.name]));
   for (const c of r.cases) {
     if (c.mismatches?.length) console.log(`\n!!!!!!!! CHECKSUM MISMATCH in ${c.id}: ${c.mismatches.map((rt) => RUNTIME_LABELS[rt]).join(', ')} differ(s) from ${c.reference} !!!!!!!!`);

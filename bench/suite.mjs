@@ -404,7 +404,7 @@ function makeCases(R, data) {
       eager: (ctx, x, f) => ctx.execute('DepthwiseConv2dNative', [x, f], { strides: [1, s, s, 1], padding: 'SAME' })[0],
       tfjs: (tf, x, f) => tf.depthwiseConv2d(x, f, s, 'same'),
     })),
-    // Shapes of issue 18's model zoo: thin depthwise on large maps, a 7x7, 1x1 convs straight to
+    // Shapes of the model zoo's models: thin depthwise on large maps, a 7x7, 1x1 convs straight to
     // GEMM, a 2x2 VALID stride-2 conv, and Pad before a stride-2 conv.
     ...[
       ['depthwise3x3s1_112', 3, 112, 32],

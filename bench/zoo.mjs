@@ -1,4 +1,4 @@
-// The model zoo cases (issue 18): real architectures with random weights made by
+// The model zoo cases: real architectures with random weights made by
 // tools/gen_zoo.py into bench/models/zoo/<name>/ (gitignored). Each model present runs the two
 // cases of bench/model-cases.mjs (predict; load -> predict -> dispose) in eager-wasm, TF.js and, where
 // tf2onnx converted it (<name>/model.onnx), ORT; an absent model is reported as n/a with the
@@ -16,7 +16,7 @@ export const ZOO_MODELS = [
   'blazeface_256',
   'landmarks',
   'unet',
-  // Shapes of published models that were slower than TF.js (issue 33): a small-input CNN with
+  // Shapes of published models that were slower than TF.js: a small-input CNN with
   // 3x3 VALID convs (and dead, denormal-scaled channels), a CenterNet decode (Equal + TopKV2 k=100
   // over 1.3 M scores), MoveNet's pre/post-processing, a MobileFaceNet with PReLU.
   'age_cnn',

@@ -169,7 +169,7 @@ fn zoo_nodes_alone() {
     }
 }
 
-/// Elementwise float32 ops on the shapes issue 33 names, alone (native per-element cost).
+/// Elementwise float32 ops on the shapes published models run per frame, alone (native per-element cost).
 #[test]
 #[ignore]
 fn elementwise_shapes() {

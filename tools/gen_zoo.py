@@ -182,7 +182,7 @@ def build_gru(seq=32, vocab=2000, dim=64, units=96, classes=8, batch=1):
     return m, {"x": rng.integers(0, vocab, size=(batch, seq)).astype(np.int32)}
 
 
-# ------------------------------------------------------------------ shapes of published models (issue 33)
+# ------------------------------------------------------------------ shapes of published models that were slower than TF.js
 
 
 def conv_bn_relu(h, c, k=3, padding="valid", strides=1):
@@ -221,7 +221,7 @@ def dead_channels(model, gamma=1e-39):
     has decayed to a denormal. The converter folds it into the conv's filter (in numpy: the
     folded weights stay denormal), TF computes with them flushed to zero (its CPU executor runs
     ops with denormals flushed), and a runtime that multiplies them as they are pays x86's
-    ~100-cycle denormal assists on every product with them (issue 33's 7-15x slower convs)."""
+    ~100-cycle denormal assists on every product with them (7-15x slower convs in a published model)."""
     for layer in model.layers:
         if isinstance(layer, L.BatchNormalization):
             w = layer.get_weights()
