@@ -687,7 +687,7 @@ fn vec_times_rows(x: &[f32], b: &MatRef<'_>, out: &mut [f32]) -> Result<()> {
     for (j, o) in out.iter_mut().enumerate().skip(narrow) {
         *o = 0.0;
         for (p, &s) in x.iter().enumerate() {
-            *o += s * b.data.get(p * b.rs + j).copied().unwrap_or(0.0);
+            *o += s * b.at(p, j);
         }
     }
     Ok(())
