@@ -21,6 +21,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { rolldown } from 'rolldown';
 import { launchChromium } from '../scripts/lib/browser.mjs';
 import { startServer } from '../scripts/lib/server.mjs';
 import { checkSummary, evaluateTargets, markdownReport, mergeRuns, targetsText, textTable } from './report.mjs';
@@ -90,34 +91,33 @@ function downloadSize(paths) {
 }
 // The peers' JS is counted as they publish it, minified (tf-*.min.js, ort.wasm.min.mjs); ours is
 // bundled and minified the same way, as any production page ships it (rolldown: vite's bundler).
-function minifiedBundle(entry) {
-  const dir = mkdtempSync(join(os.tmpdir(), 'eager-wasm-min-'));
+// The entry's dynamic imports (the threaded build's glue) are chunks a page that is not
+// cross-origin isolated never loads: the entry chunk and what it imports statically are counted.
+async function minifiedBundle(entry) {
   try {
-    execFileSync(nm('.bin/rolldown'), [entry, '--minify', '--format', 'esm', '--platform', 'browser', '--dir', dir, '--entry-file-names', 'eager-wasm.min.js'], { stdio: 'ignore' });
-    // The entry's dynamic imports (the threaded build's glue) are chunks a page that is not
-    // cross-origin isolated never loads: count the entry and the chunks it imports statically.
-    const files = new Set();
-    const visit = (file) => {
-      if (files.has(file)) return;
-      files.add(file);
-      const code = readFileSync(join(dir, file), 'utf8');
-      for (const m of code.matchAll(/\b(?:import|export)(?:[^'"();]*?from)?\s*["']\.\/([^"']+)["']/g)) visit(m[1]);
+    const bundle = await rolldown({ input: entry, platform: 'browser', logLevel: 'silent' });
+    const { output } = await bundle.generate({ format: 'esm', minify: true });
+    await bundle.close();
+    const chunks = new Map(output.filter((c) => c.type === 'chunk').map((c) => [c.fileName, c]));
+    const loaded = new Set();
+    const visit = (c) => {
+      if (loaded.has(c)) return;
+      loaded.add(c);
+      for (const f of c.imports) visit(chunks.get(f));
     };
-    visit('eager-wasm.min.js');
-    const parts = [...files].map((f) => readFileSync(join(dir, f)));
+    visit(output.find((c) => c.type === 'chunk' && c.isEntry));
+    const parts = [...loaded].map((c) => Buffer.from(c.code));
     return {
-      file: `eager-wasm.min.js (dist/*.js bundled: ${files.size} chunks before the first result)`,
+      file: `eager-wasm.min.js (dist/*.js bundled: ${loaded.size} chunks before the first result)`,
       raw: parts.reduce((n, b) => n + b.length, 0),
       gzip: parts.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0),
     };
   } catch (e) {
     console.warn(`cannot bundle dist/index.js for the download size: ${e.message}`);
     return null;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }
-const eagerJs = existsSync(join(root, 'dist/index.js')) ? minifiedBundle(join(root, 'dist/index.js')) : null;
+const eagerJs = existsSync(join(root, 'dist/index.js')) ? await minifiedBundle(join(root, 'dist/index.js')) : null;
 const eagerWasm = fileSize(distWasm);
 sizes.download = {
   // The build's on-demand part (js/cold-code.js): counted where a case loaded it (report.mjs).
